@@ -1,0 +1,3 @@
+-- Index of the fence workstream's objects, in dependency order (tables/columns first,
+-- then functions, then triggers). Included by db/migrations/current.sql.
+select 1;

@@ -1,0 +1,19 @@
+-- Refuses hard deletion of read-state rows (kind 30078, d_tag "read-state:…")
+-- unless the transaction opted in with
+--   set_config('community_deletion.read_state_hard_delete', 'on', true).
+-- The trigger's WHEN clause restricts it to exactly those rows.
+create or replace function public.tg_events__guard_read_state_delete()
+  returns trigger
+  language plpgsql
+  volatile
+  set search_path = ''
+as $$
+begin
+  if coalesce(current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on' then
+    raise exception 'read-state event % of community % cannot be hard-deleted', old.id, old.community_id
+      using errcode = 'DL8G1',
+            hint = 'Read-state rows are removed only by the community deletion purge.';
+  end if;
+  return old;
+end;
+$$;

@@ -1,0 +1,3 @@
+--!include _index_lifecycle.sql
+--!include _index_fence.sql
+--!include _index_destruction.sql

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The whole test suite: pgTAP (each file in its own clone of a freshly migrated
+# template database), the TypeScript tests (tap, against real PostgreSQL, Redis
+# and S3), and the schema parity check. Ends with one line
+# "N passed, N failed" covering every suite; exits non-zero on any failure.
+#
+#   npm test                 everything
+#   npm test -- sql [FILE…]  pgTAP only (optionally some files)
+#   npm test -- ts [FILE…]   TypeScript only
+#   npm test -- parity       parity only
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+what="${1:-all}"; [ $# -gt 0 ] && shift
+passed=0 failed=0
+log() { printf '%s\n' "$*" >&2; }
+
+template="cd_test_tpl_$$"
+cleanup() { drop_db "$template"; }
+trap cleanup EXIT
+
+build_template() {
+  log "== building template database $template from migrations"
+  build_from_migrations "$template" || { log "migrations failed"; return 1; }
+  psql -X -q -v ON_ERROR_STOP=1 -d "$template" \
+    -c 'create extension if not exists pgtap' -c 'create extension if not exists dblink' \
+    -f "$ROOT/db/tests/fixtures/helpers.sql" >/dev/null || return 1
+}
+
+# pgTAP: each file gets its own database cloned from the template, so files
+# may commit, open concurrent sessions (dblink) and run in parallel.
+run_sql_file() {
+  local file="$1" db="cd_test_${$}_$2" out
+  psql_admin -c "create database \"$db\" template \"$template\"" >/dev/null || { echo "not ok - clone for $file"; return; }
+  out="$(PGDATABASE="$db" DELETIONS_TEST_DB="$db" pg_prove --verbose --nocolor --ext .sql -d "$db" "$file" 2>&1)"
+  local rc=$?
+  drop_db "$db"
+  printf '%s\n' "$out"
+  # A file that died (SQL error, bad plan) without a failing assertion still fails.
+  if [ "$rc" -ne 0 ] && ! grep -qE '^\s*not ok [0-9]+' <<<"$out"; then echo "## BROKEN $file (pg_prove exit $rc)"; fi
+}
+export -f run_sql_file drop_db psql_admin db_url
+run_sql() {
+  local files=("$@")
+  if [ ${#files[@]} -eq 0 ]; then mapfile -t files < <(find db/tests -name '*.sql' -not -path '*/fixtures/*' | sort); fi
+  if [ ${#files[@]} -eq 0 ]; then log "pgTAP: no test files found in db/tests"; failed=$((failed + 1)); return; fi
+  log "== pgTAP: ${#files[@]} files"
+  local out; out="$(mktemp)"
+  local i=0; for f in "${files[@]}"; do i=$((i + 1)); printf '%s\0%s\0' "$f" "$i"; done |
+    template="$template" xargs -0 -n 2 -P "${PGTAP_JOBS:-2}" bash -c 'template='"$template"' run_sql_file "$0" "$1"' >"$out"
+  local p f
+  p=$(grep -cE '^\s*ok [0-9]+' "$out"); f=$(grep -cE '^\s*not ok [0-9]+' "$out")
+  # A file that died before its plan completed (error, bad plan) shows up as a
+  # "Dubious"/"Failed" summary or "Parse errors" line without not-ok lines.
+  local broken; broken=$(grep -cE '^## BROKEN' "$out")
+  if [ "$f" -gt 0 ] || [ "$broken" -gt 0 ]; then
+    grep -E '^\s*not ok|^## BROKEN|Parse errors|ERROR|# +(Failed|got|expected|have|want|caught|wanted)' "$out" | head -80 >&2
+  fi
+  log "pgTAP: $p passed, $f failed, $broken broken files"
+  passed=$((passed + p)); failed=$((failed + f + broken))
+  rm -f "$out"
+}
+
+run_ts() {
+  log "== TypeScript (tap)"
+  local out; out="$(mktemp)"
+  DELETIONS_TEST_TEMPLATE="$template" DATABASE_URL="$(db_url "$template")" \
+    "$ROOT/node_modules/.bin/tap" --reporter=tap "$@" >"$out" 2>&1
+  local rc=$?
+  local p f
+  read -r p f < <(awk -f "$ROOT/scripts/count-tap.awk" "$out")
+  if [ "$rc" -ne 0 ] || [ "$f" -gt 0 ]; then
+    grep -E 'not ok|# (fail|Failed)|Error|error:' "$out" | head -60 >&2
+    [ "$f" -eq 0 ] && f=1
+  fi
+  log "tap: $p passed, $f failed (exit $rc)"
+  passed=$((passed + p)); failed=$((failed + f))
+  rm -f "$out"
+}
+
+run_parity() {
+  log "== schema parity"
+  if bash "$ROOT/scripts/parity.sh"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
+case "$what" in
+  all) build_template || exit 1; run_sql; run_ts; run_parity ;;
+  sql) build_template || exit 1; run_sql "$@" ;;
+  ts) build_template || exit 1; run_ts "$@" ;;
+  parity) run_parity ;;
+  *) log "usage: scripts/test.sh [all|sql|ts|parity] [files…]"; exit 2 ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

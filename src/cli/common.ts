@@ -1,0 +1,82 @@
+// Shared CLI plumbing: output mode (JSON when stdout is not a TTY or --json),
+// logs on stderr, and the mapping from failures to documented exit codes.
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { sqlStateInfo, sqlStateOf } from '../errors.js';
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+    readonly detail: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export interface Output {
+  readonly json: boolean;
+  /** The command's result: JSON on stdout, or a human line/table on a TTY. */
+  result(value: unknown, human?: string): void;
+  log(message: string): void;
+}
+
+export function makeOutput(): Output {
+  const json = process.argv.includes('--json') || !process.stdout.isTTY;
+  return {
+    json,
+    result(value, human) {
+      if (json) process.stdout.write(`${JSON.stringify(value)}\n`);
+      else process.stdout.write(`${human ?? JSON.stringify(value, null, 2)}\n`);
+    },
+    log(message) {
+      process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    },
+  };
+}
+
+export function requireDatabaseUrl(): string {
+  const url = process.env.DATABASE_URL?.trim();
+  if (!url) throw new CliError('DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/app)', EXIT.config, { variable: 'DATABASE_URL' });
+  return url;
+}
+
+/** Exit code for a database error, by SQLSTATE. */
+export function exitCodeForSqlState(code: string | undefined): ExitCode {
+  const info = sqlStateInfo(code);
+  if (!info) return code?.startsWith('08') || code?.startsWith('28') || code === '3D000' ? EXIT.config : EXIT.failureRecorded;
+  switch (info.name) {
+    case 'invalid_argument':
+    case 'request_not_found':
+    case 'community_not_found':
+      return EXIT.usage;
+    case 'request_terminal':
+    case 'request_blocked':
+    case 'request_not_blocked':
+    case 'lease_held':
+      return EXIT.notRunnable;
+    default:
+      return EXIT.safetyRefusal;
+  }
+}
+
+/** Runs a command body and turns any failure into a message + exit code. */
+export async function run(body: (out: Output) => Promise<void>): Promise<void> {
+  const out = makeOutput();
+  try {
+    await body(out);
+  } catch (error) {
+    const code = sqlStateOf(error);
+    const exitCode = error instanceof CliError ? error.exitCode : code ? exitCodeForSqlState(code) : networkExit(error);
+    const message = error instanceof Error ? error.message : String(error);
+    const detail = error instanceof CliError ? error.detail : {};
+    if (out.json) process.stdout.write(`${JSON.stringify({ error: message, sqlstate: code ?? null, ...detail })}\n`);
+    out.log(`error${code ? ` [${code}]` : ''}: ${message}`);
+    process.exitCode = exitCode;
+  }
+}
+
+function networkExit(error: unknown): ExitCode {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' ? EXIT.config : EXIT.failureRecorded;
+}

@@ -1,0 +1,4 @@
+// Process entry of bin/deletions.
+import { main } from './main.js';
+
+await main();

@@ -1,0 +1,57 @@
+// Test databases: each test file clones the migrated template database that
+// scripts/test.sh built (DELETIONS_TEST_TEMPLATE), so files are isolated and
+// may commit freely. Real PostgreSQL; nothing is mocked.
+import postgres from 'postgres';
+import { randomBytes } from 'node:crypto';
+
+const host = process.env.PGHOST ?? '127.0.0.1';
+const port = process.env.PGPORT ?? '5432';
+const user = process.env.PGUSER ?? 'postgres';
+
+export function dbUrl(name: string): string {
+  return `postgres://${user}@${host}:${port}/${name}`;
+}
+
+export function adminSql(): postgres.Sql {
+  return postgres(dbUrl('postgres'), { max: 1, onnotice: () => {} });
+}
+
+export function templateName(): string {
+  const name = process.env.DELETIONS_TEST_TEMPLATE;
+  if (!name) throw new Error('DELETIONS_TEST_TEMPLATE is not set: run the TypeScript tests through `npm test` (scripts/test.sh)');
+  return name;
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  sql: postgres.Sql;
+  drop(): Promise<void>;
+}
+
+/** A fresh database: a clone of the migrated template, or empty with `empty: true`. */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `cd_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = adminSql();
+  try {
+    if (options.empty) await admin.unsafe(`create database "${name}"`);
+    else await admin.unsafe(`create database "${name}" template "${templateName()}"`);
+  } finally {
+    await admin.end();
+  }
+  const sql = postgres(dbUrl(name), { max: 4, onnotice: () => {} });
+  return {
+    name,
+    url: dbUrl(name),
+    sql,
+    async drop() {
+      await sql.end({ timeout: 5 });
+      const a = adminSql();
+      try {
+        await a.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
