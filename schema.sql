@@ -33,7 +33,3667 @@ COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions';
 
 
 --
--- Name: tg_events__guard_read_state_delete(); Type: FUNCTION; Schema: public; Owner: postgres
+-- Name: _deletion_advance(uuid, text, bigint, text, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint DEFAULT NULL::bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_terminal boolean := p_to = 'retention_pending';
+begin
+  if p_to is null or p_to is distinct from public._deletion_next_stage(p_from) then
+    raise exception 'illegal deletion transition % -> % for request %', p_from, p_to, p_request_id
+      using errcode = 'DL2S1';
+  end if;
+  update public.community_deletion_requests r
+     set stage = p_to,
+         fence_generation = coalesce(p_fence_generation, r.fence_generation),
+         retry_count = 0,
+         retry_stage = null,
+         last_error = null,
+         last_error_at = null,
+         completed_at = case when v_terminal then now() else r.completed_at end,
+         lease_owner = case when v_terminal then null else r.lease_owner end,
+         lease_until = case when v_terminal then null else r.lease_until end,
+         updated_at = now()
+   where r.id = p_request_id
+     and r.stage = p_from
+     and r.lease_owner = p_owner
+     and r.lease_generation = p_generation
+     and r.lease_until >= now()
+     and r.blocked_at is null
+     and exists (select 1 from public.community_deletion_approvals a
+                  where a.request_id = r.id and a.community_id = r.community_id
+                    and a.inventory_digest = r.inventory_digest);
+  if not found then
+    raise exception 'stale deletion lease for request % (owner %, generation %): cannot advance % -> %',
+      p_request_id, p_owner, p_generation, p_from, p_to
+      using errcode = 'DL4L1',
+            hint = 'Ownership was lost: stop work on this request.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_bound_text(text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_bound_text(p text, p_max integer) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select case when p is null then null
+              when pg_catalog.length(p) <= p_max then p
+              else pg_catalog.left(p, greatest(p_max, 0)) end
+$$;
+
+
+ALTER FUNCTION public._deletion_bound_text(p text, p_max integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_canonical_storage_summary(uuid, jsonb, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text DEFAULT 'storage summary'::text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  c_empty_digest constant text := 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+  c_max_bigint constant numeric := 9223372036854775807;
+  v_owned text[] := public._deletion_owned_prefixes(p_community);
+  v_key text;
+  v_entry jsonb;
+  v_prefix text;
+  v_previous text;
+  v_seen text[] := '{}';
+  v_number numeric;
+  v_object_count bigint;
+  v_total_bytes bigint;
+  v_digest text;
+  v_field text;
+  v_prefixes jsonb := '[]'::jsonb;
+  v_problem text;
+begin
+  <<checks>>
+  begin
+    if p_summary is null or jsonb_typeof(p_summary) <> 'object' then
+      v_problem := 'it is not a JSON object';
+      exit checks;
+    end if;
+    select k into v_key from jsonb_object_keys(p_summary) k
+     where k not in ('version', 'chunk_size', 'prefixes') order by k limit 1;
+    if v_key is not null then
+      v_problem := format('unknown key "%s"', v_key);
+      exit checks;
+    end if;
+    if p_summary->'version' is null or p_summary->'version' <> '1'::jsonb then
+      v_problem := format('unsupported version %s (supported: 1)', coalesce(p_summary->>'version', 'missing'));
+      exit checks;
+    end if;
+    if jsonb_typeof(p_summary->'chunk_size') is distinct from 'number' then
+      v_problem := format('chunk_size %s is not a number', coalesce(p_summary->>'chunk_size', 'missing'));
+      exit checks;
+    end if;
+    v_number := (p_summary->>'chunk_size')::numeric;
+    if v_number <> trunc(v_number) or v_number not between 1 and 1000000 then
+      v_problem := format('chunk_size %s is not an integer in 1..1000000', v_number);
+      exit checks;
+    end if;
+    if jsonb_typeof(p_summary->'prefixes') is distinct from 'array' or jsonb_array_length(p_summary->'prefixes') = 0 then
+      v_problem := 'it lists no prefixes';
+      exit checks;
+    end if;
+    for v_entry in select e from jsonb_array_elements(p_summary->'prefixes') e loop
+      if jsonb_typeof(v_entry) <> 'object' then
+        v_problem := 'a prefix entry is not an object';
+        exit checks;
+      end if;
+      select k into v_key from jsonb_object_keys(v_entry) k
+       where k not in ('prefix', 'object_count', 'total_bytes', 'keys_digest') order by k limit 1;
+      if v_key is not null then
+        v_problem := format('unknown prefix key "%s"', v_key);
+        exit checks;
+      end if;
+      if jsonb_typeof(v_entry->'prefix') is distinct from 'string' or v_entry->>'prefix' = '' then
+        v_problem := 'it contains an empty or missing prefix';
+        exit checks;
+      end if;
+      v_prefix := v_entry->>'prefix';
+      if v_previous is not null and not (v_previous < v_prefix collate "C") then
+        v_problem := format('prefixes are not strictly sorted (%s then %s)', v_previous, v_prefix);
+        exit checks;
+      end if;
+      v_previous := v_prefix;
+      if v_prefix <> all (v_owned) then
+        v_problem := format('prefix %s is not owned by community %s', v_prefix, p_community);
+        exit checks;
+      end if;
+      foreach v_field in array array['object_count', 'total_bytes'] loop
+        if jsonb_typeof(v_entry->v_field) is distinct from 'number' then
+          v_problem := format('%s of %s is not a number', v_field, v_prefix);
+          exit checks;
+        end if;
+        v_number := (v_entry->>v_field)::numeric;
+        if v_number <> trunc(v_number) or v_number < 0 or v_number > c_max_bigint then
+          v_problem := format('%s of %s is not a non-negative integer', v_field, v_prefix);
+          exit checks;
+        end if;
+      end loop;
+      v_object_count := (v_entry->>'object_count')::numeric::bigint;
+      v_total_bytes := (v_entry->>'total_bytes')::numeric::bigint;
+      v_digest := v_entry->>'keys_digest';
+      if jsonb_typeof(v_entry->'keys_digest') is distinct from 'string' or v_digest !~ '^[0-9a-f]{64}$' then
+        v_problem := format('keys_digest of %s is not lowercase hex SHA-256', v_prefix);
+        exit checks;
+      end if;
+      if v_object_count = 0 and (v_total_bytes <> 0 or v_digest <> c_empty_digest) then
+        v_problem := format('prefix %s has no objects but non-zero bytes or a non-empty digest', v_prefix);
+        exit checks;
+      end if;
+      v_seen := v_seen || v_prefix;
+      v_prefixes := v_prefixes || jsonb_build_array(jsonb_build_object(
+        'prefix', v_prefix, 'object_count', v_object_count, 'total_bytes', v_total_bytes, 'keys_digest', v_digest));
+    end loop;
+    if v_seen <> v_owned then
+      v_problem := format('prefixes [%s] are not exactly the owned prefixes [%s]',
+                          array_to_string(v_seen, ', '), array_to_string(v_owned, ', '));
+      exit checks;
+    end if;
+  end checks;
+  if v_problem is not null then
+    raise exception 'community deletion: % for community % is invalid: %', p_what, p_community, v_problem
+      using errcode = 'DL1M1',
+            hint = 'See docs/manifest-format.md: version 1, chunk_size, the three owned prefixes strictly sorted, integer counts, lowercase hex digests.';
+  end if;
+  return jsonb_build_object(
+    'version', 1,
+    'chunk_size', (p_summary->>'chunk_size')::numeric::integer,
+    'prefixes', v_prefixes);
+end;
+$_$;
+
+
+ALTER FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) OWNER TO community_deletion_owner;
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: community_deletion_manifest_keys; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.community_deletion_manifest_keys (
+    request_id uuid NOT NULL,
+    chunk_no integer NOT NULL,
+    prefix text NOT NULL,
+    entries jsonb NOT NULL,
+    entry_count integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp with time zone,
+    CONSTRAINT community_deletion_manifest_keys_chunk_is_not_empty CHECK ((entry_count > 0)),
+    CONSTRAINT community_deletion_manifest_keys_chunk_no_is_non_negative CHECK ((chunk_no >= 0)),
+    CONSTRAINT community_deletion_manifest_keys_entries_are_array CHECK (((jsonb_typeof(entries) = 'array'::text) AND (jsonb_array_length(entries) = entry_count))),
+    CONSTRAINT community_deletion_manifest_keys_prefix_is_present CHECK (((prefix <> ''::text) AND (prefix ~~ '%/'::text)))
+);
+
+
+ALTER TABLE public.community_deletion_manifest_keys OWNER TO postgres;
+
+--
+-- Name: _deletion_check_key_chunk(public.community_deletion_manifest_keys, uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_last public.community_deletion_manifest_keys;
+  v_pattern text;
+  v_facts record;
+  v_where text := format('request %s (community %s): key chunk %s', p_chunk.request_id, p_community, p_chunk.chunk_no);
+begin
+  select k.* into v_last
+  from public.community_deletion_manifest_keys k
+  where k.request_id = p_chunk.request_id
+  order by k.chunk_no desc
+  limit 1;
+  if p_chunk.chunk_no is distinct from coalesce(v_last.chunk_no + 1, 0) then
+    raise exception '% refused: the next chunk number is %', v_where, coalesce(v_last.chunk_no + 1, 0)
+      using errcode = 'DL6K1',
+            hint = 'Chunk numbers are contiguous from 0; after an interrupted enumeration call deletion_clear_key_chunks and start again.';
+  end if;
+
+  v_pattern := public._deletion_owned_key_pattern(p_community, p_chunk.prefix);
+  if v_pattern is null then
+    raise exception '% has prefix %, which is not an owned prefix of the target', v_where, p_chunk.prefix
+      using errcode = 'DL6K1';
+  end if;
+  if v_last.prefix is not null and v_last.prefix collate "C" > p_chunk.prefix collate "C" then
+    raise exception '% has prefix % after prefix % (prefixes go in byte order)', v_where, p_chunk.prefix, v_last.prefix
+      using errcode = 'DL6K1';
+  end if;
+
+  if jsonb_typeof(p_chunk.entries) is distinct from 'array' then
+    raise exception '%: entries must be a JSON array', v_where using errcode = 'DL1M1';
+  end if;
+  v_facts := public._deletion_key_chunk_facts(p_chunk.entries, p_chunk.prefix, v_pattern);
+  if v_facts.entry_count = 0 then
+    raise exception '% is empty', v_where
+      using errcode = 'DL6K1',
+            hint = 'A prefix with no entries has no chunks.';
+  end if;
+  if v_facts.bad_shape_at is not null then
+    raise exception '%: entry % is not {"key", "version_id", "kind"} with non-empty TAB/LF-free strings: %',
+      v_where, v_facts.bad_shape_at,
+      public._deletion_bound_text((p_chunk.entries -> (v_facts.bad_shape_at - 1))::text, 512)
+      using errcode = 'DL1M1';
+  end if;
+  if v_facts.outside_prefix_at is not null then
+    raise exception '%: key % is outside the chunk prefix %', v_where,
+      public._deletion_bound_text(p_chunk.entries -> (v_facts.outside_prefix_at - 1) ->> 'key', 512), p_chunk.prefix
+      using errcode = 'DL6K1';
+  end if;
+  if v_facts.outside_taxonomy_at is not null then
+    raise exception '%: key % under owned prefix % matches no known writer shape', v_where,
+      public._deletion_bound_text(p_chunk.entries -> (v_facts.outside_taxonomy_at - 1) ->> 'key', 512), p_chunk.prefix
+      using errcode = 'DL6K1',
+            hint = 'A malformed key inside an owned prefix fails the deletion closed: register the writer''s key shape in community_deletion_storage_taxonomy or remove the object, then unblock.';
+  end if;
+  if v_facts.out_of_order_at is not null then
+    raise exception '%: entry % is not strictly after its predecessor by (key, version_id)', v_where, v_facts.out_of_order_at
+      using errcode = 'DL6K1';
+  end if;
+  if v_last.prefix = p_chunk.prefix
+     and not public._deletion_manifest_entry_follows(v_last.entries -> -1, v_facts.first_entry) then
+    raise exception '% does not continue strictly after chunk %', v_where, v_last.chunk_no
+      using errcode = 'DL6K1';
+  end if;
+  if p_chunk.entry_count is distinct from v_facts.entry_count then
+    raise exception '%: entry_count % does not match its % entries', v_where, p_chunk.entry_count, v_facts.entry_count
+      using errcode = 'DL6K1';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_check_prefix_digest(uuid, uuid, jsonb, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_digest text := case when p_count = 0 then encode(sha256(''::bytea), 'hex') else p_chain end;
+begin
+  if p_count <> (p_summary ->> 'object_count')::bigint or v_digest <> (p_summary ->> 'keys_digest') then
+    raise exception 'request % (community %): the key chunks of prefix % hash to % entries / % but the manifest says % / %',
+      p_request_id, p_community, p_summary ->> 'prefix', p_count, v_digest,
+      p_summary ->> 'object_count', p_summary ->> 'keys_digest'
+      using errcode = 'DL6K1',
+            hint = 'The chunks must be exactly the enumeration the manifest summarises; clear them and enumerate again.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_checkpoint(uuid, text, text, text, bigint, jsonb, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb, p_error text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  insert into public.community_deletion_checkpoints as cp
+    (request_id, stage, unit_key, status, lease_generation, detail, error, completed_at)
+  values
+    (p_request_id, p_stage, p_unit_key, p_status, p_lease_generation, coalesce(p_detail, '{}'::jsonb),
+     public._deletion_bound_text(p_error, 4096),
+     case when p_status = 'completed' then now() end)
+  on conflict (request_id, stage, unit_key) do update
+     set attempts = cp.attempts + 1,
+         status = excluded.status,
+         lease_generation = excluded.lease_generation,
+         detail = excluded.detail,
+         error = excluded.error,
+         completed_at = excluded.completed_at;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_community_lock_key(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_community_lock_key(p_community uuid) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select ('x' || pg_catalog.left(pg_catalog.replace(p_community::text, '-', ''), 16))::bit(64)::bigint
+         # 7165065848772979813::bigint
+$$;
+
+
+ALTER FUNCTION public._deletion_community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_ddl_tag_is_deferred(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select p_tag in ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'CREATE SEQUENCE', 'ALTER SEQUENCE',
+                   'CREATE VIEW', 'CREATE INDEX', 'CREATE FUNCTION', 'DROP TABLE', 'DROP SEQUENCE', 'DROP VIEW',
+                   'DROP INDEX', 'DROP FUNCTION',
+                   'GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
+$$;
+
+
+ALTER FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_has_community_index(regclass); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_has_community_index(p_table regclass) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select exists (
+    select 1 from pg_catalog.pg_index i
+      join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+     where i.indrelid = p_table and a.attname = 'community_id' and not a.attisdropped
+       and i.indisvalid and i.indpred is null)
+$$;
+
+
+ALTER FUNCTION public._deletion_has_community_index(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_inventory_digest(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_inventory_digest(p_inventory jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select encode(sha256(convert_to(p_inventory::text, 'UTF8')), 'hex')
+$$;
+
+
+ALTER FUNCTION public._deletion_inventory_digest(p_inventory jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_key_chunk_facts(jsonb, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) RETURNS record
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  with e as (
+    select t.ord::integer as ord,
+           t.x,
+           public._deletion_manifest_entry_is_valid(t.x) as shape_ok,
+           t.x ->> 'key' as k,
+           t.x ->> 'version_id' as v
+    from pg_catalog.jsonb_array_elements(p_entries) with ordinality as t (x, ord)
+  ), o as (
+    select e.*,
+           lag(e.k) over w as prev_k,
+           lag(e.v) over w as prev_v
+    from e
+    window w as (order by e.ord)
+  )
+  select count(*)::integer,
+         min(o.ord) filter (where not o.shape_ok),
+         min(o.ord) filter (where o.shape_ok and not starts_with(o.k, p_prefix)),
+         min(o.ord) filter (where o.shape_ok and o.k !~ p_key_pattern),
+         min(o.ord) filter (where o.prev_k is not null
+                              and not (o.k collate "C" > o.prev_k collate "C"
+                                       or (o.k = o.prev_k and o.v collate "C" > o.prev_v collate "C"))),
+         p_entries -> 0,
+         p_entries -> -1,
+         string_agg(public._deletion_manifest_entry_line(o.x), '' order by o.ord)
+  from o
+$$;
+
+
+ALTER FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_live_community_tables(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_live_community_tables() RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(array_agg(c.relname::text order by c.relname::text collate "C"), '{}')
+    from pg_catalog.pg_class c
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    join pg_catalog.pg_attribute a on a.attrelid = c.oid
+   where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+     and a.attname = 'community_id' and not a.attisdropped
+$$;
+
+
+ALTER FUNCTION public._deletion_live_community_tables() OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_live_fenced_tables(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_live_fenced_tables() RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
+    from (select distinct c.relname::text as relname
+    from pg_catalog.pg_trigger t
+    join pg_catalog.pg_class c on c.oid = t.tgrelid
+    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+     and t.tgenabled in ('O', 'A')
+     and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
+     and (t.tgtype & 1) = 1      -- row level
+     and (t.tgtype & 2) = 2      -- before
+     and (t.tgtype & 28) = 28    -- insert (4), delete (8), update (16)
+    ) f
+$$;
+
+
+ALTER FUNCTION public._deletion_live_fenced_tables() OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_lock_community(uuid, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if p_exclusive then
+    perform pg_catalog.pg_advisory_xact_lock(public._deletion_community_lock_key(p_community));
+  else
+    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_lock_schema_destruction_shared(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_lock_schema_destruction_shared() RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select pg_catalog.pg_advisory_xact_lock_shared(public._deletion_schema_destruction_lock_key())
+$$;
+
+
+ALTER FUNCTION public._deletion_lock_schema_destruction_shared() OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_manifest_entry_follows(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select coalesce(
+    (p_next ->> 'key') collate "C" > (p_prev ->> 'key') collate "C"
+    or ((p_next ->> 'key') = (p_prev ->> 'key')
+        and (p_next ->> 'version_id') collate "C" > (p_prev ->> 'version_id') collate "C"),
+    false)
+$$;
+
+
+ALTER FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_manifest_entry_is_valid(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select case when jsonb_typeof(p_entry) = 'object' then coalesce(
+    (p_entry - 'key' - 'version_id' - 'kind') = '{}'::jsonb
+    and jsonb_typeof(p_entry -> 'key') = 'string'
+    and jsonb_typeof(p_entry -> 'version_id') = 'string'
+    and (p_entry ->> 'kind') in ('object', 'delete_marker')
+    and (p_entry ->> 'key') <> ''
+    and (p_entry ->> 'version_id') <> ''
+    and strpos(p_entry ->> 'key', E'\t') = 0 and strpos(p_entry ->> 'key', E'\n') = 0
+    and strpos(p_entry ->> 'version_id', E'\t') = 0 and strpos(p_entry ->> 'version_id', E'\n') = 0,
+    false) else false end
+$$;
+
+
+ALTER FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_manifest_entry_line(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  select (p_entry ->> 'key') || E'\t' || (p_entry ->> 'version_id') || E'\t' || (p_entry ->> 'kind') || E'\n'
+$$;
+
+
+ALTER FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_next_stage(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_next_stage(stage text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select case stage
+    when 'submitted' then 'inventoried'
+    when 'inventoried' then 'approved'
+    when 'approved' then 'fenced'
+    when 'fenced' then 'drained'
+    when 'drained' then 'bindings_removed'
+    when 'bindings_removed' then 'postgres_purged'
+    when 'postgres_purged' then 'cache_purged'
+    when 'cache_purged' then 'logically_verified'
+    when 'logically_verified' then 'retention_pending'
+  end
+$$;
+
+
+ALTER FUNCTION public._deletion_next_stage(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_owned_key_pattern(uuid, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select replace(t.key_pattern, '{community}', p_community::text)
+  from public.community_deletion_storage_taxonomy t
+  where t.scope = 'owned'
+    and replace(t.prefix_template, '{community}', p_community::text) = p_prefix
+$$;
+
+
+ALTER FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_owned_prefixes(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_owned_prefixes(p_community uuid) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(array_agg(p order by p collate "C"), '{}')
+    from (select replace(t.prefix_template, '{community}', lower(p_community::text)) as p
+            from public.community_deletion_storage_taxonomy t
+           where t.scope = 'owned') owned
+$$;
+
+
+ALTER FUNCTION public._deletion_owned_prefixes(p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_prove_postgres_absence(uuid, uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  v_table record;
+  v_remains boolean;
+  v_checked integer := 0;
+begin
+  if not exists (select 1 from public.communities c
+                 where c.id = p_community and c.deletion_state = 'tombstone'
+                   and c.deleted_at is not null and c.deletion_fence_generation = p_fence_generation) then
+    raise exception 'request %: community % is not a tombstone at fence generation %',
+      p_request_id, p_community, p_fence_generation
+      using errcode = 'DL8T1',
+            hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
+  end if;
+  for v_table in
+    select t.table_name from public.community_deletion_tables t
+    where t.kind in ('scoped', 'provenance')
+    order by t.table_name
+  loop
+    execute format('select exists (select 1 from public.%I where community_id = $1)', v_table.table_name)
+      into v_remains using p_community;
+    if v_remains then
+      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.table_name, p_community
+        using errcode = 'DL9A1',
+              hint = 'Rows of a tombstoned community reappeared or escaped the purge; investigate the writer before unblocking.';
+    end if;
+    v_checked := v_checked + 1;
+  end loop;
+  return v_checked;
+end;
+$_$;
+
+
+ALTER FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: community_deletion_approvals; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.community_deletion_approvals (
+    request_id uuid NOT NULL,
+    community_id uuid NOT NULL,
+    inventory_digest text NOT NULL,
+    approved_by text NOT NULL,
+    note text,
+    not_before timestamp with time zone NOT NULL,
+    approved_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT community_deletion_approvals_approved_by_is_present CHECK (((btrim(approved_by) <> ''::text) AND (length(approved_by) <= 512))),
+    CONSTRAINT community_deletion_approvals_not_before_after_approval CHECK ((not_before >= approved_at))
+);
+
+
+ALTER TABLE public.community_deletion_approvals OWNER TO postgres;
+
+--
+-- Name: community_deletion_requests; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.community_deletion_requests (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    community_id uuid NOT NULL,
+    community_host text NOT NULL,
+    stage text DEFAULT 'submitted'::text NOT NULL,
+    requested_by text NOT NULL,
+    reason text,
+    schema_manifest jsonb,
+    storage_manifest jsonb,
+    inventory_manifest jsonb,
+    inventory_digest text,
+    inventory_frozen_at timestamp with time zone,
+    destructive_storage_manifest jsonb,
+    destructive_storage_frozen_at timestamp with time zone,
+    fence_generation bigint,
+    lease_owner text,
+    lease_generation bigint DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone,
+    attempts integer DEFAULT 0 NOT NULL,
+    retry_stage text,
+    retry_count integer DEFAULT 0 NOT NULL,
+    last_error text,
+    last_error_at timestamp with time zone,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    blocked_at timestamp with time zone,
+    blocked_reason text,
+    pre_quiesce_archived_at timestamp with time zone,
+    quiescing_started_at timestamp with time zone,
+    aborted_by text,
+    abort_reason text,
+    aborted_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT community_deletion_requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
+    CONSTRAINT community_deletion_requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
+    CONSTRAINT community_deletion_requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
+    CONSTRAINT community_deletion_requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
+    CONSTRAINT community_deletion_requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT community_deletion_requests_fenced_stages_have_generation CHECK (((stage <> ALL (ARRAY['fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text])) OR (fence_generation IS NOT NULL))),
+    CONSTRAINT community_deletion_requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
+    CONSTRAINT community_deletion_requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
+    CONSTRAINT community_deletion_requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
+    CONSTRAINT community_deletion_requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
+    CONSTRAINT community_deletion_requests_retry_stage_is_valid CHECK ((retry_stage = ANY (ARRAY['approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text]))),
+    CONSTRAINT community_deletion_requests_stage_is_valid CHECK ((stage = ANY (ARRAY['submitted'::text, 'inventoried'::text, 'approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text, 'aborted'::text]))),
+    CONSTRAINT community_deletion_requests_terminal_holds_no_lease CHECK (((stage <> ALL (ARRAY['aborted'::text, 'retention_pending'::text])) OR (lease_owner IS NULL))),
+    CONSTRAINT community_deletion_requests_terminal_is_completed CHECK (((stage = ANY (ARRAY['aborted'::text, 'retention_pending'::text])) = (completed_at IS NOT NULL)))
+);
+
+
+ALTER TABLE public.community_deletion_requests OWNER TO postgres;
+
+--
+-- Name: _deletion_request_state(public.community_deletion_requests, public.community_deletion_approvals); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_bound boolean := coalesce(p_approval.request_id is not null
+                              and p_approval.community_id = p_request.community_id
+                              and p_approval.inventory_digest = p_request.inventory_digest, false);
+begin
+  if p_request.stage = 'aborted' then
+    state := 'aborted';
+    explanation := format('Aborted by %s at %s: %s. A fresh request may be submitted for the community.',
+                          p_request.aborted_by, p_request.aborted_at, p_request.abort_reason);
+  elsif p_request.stage = 'retention_pending' then
+    state := 'completed';
+    explanation := format('Completed at %s: logical deletion verified in PostgreSQL, storage and cache; the community is a tombstone.',
+                          p_request.completed_at);
+  elsif p_request.blocked_at is not null then
+    state := 'blocked';
+    explanation := format('Blocked at stage %s since %s: %s. Remediate, then run deletion_unblock.',
+                          p_request.stage, p_request.blocked_at, p_request.blocked_reason);
+  elsif p_request.stage = 'submitted' then
+    state := 'waiting_for_inventory';
+    explanation := format('Submitted by %s; waiting for deletion_freeze_inventory with the storage summary.',
+                          p_request.requested_by);
+  elsif p_request.stage = 'inventoried' then
+    state := 'waiting_for_approval';
+    explanation := format('Inventory frozen (digest %s); waiting for approval by an operator other than %s.',
+                          p_request.inventory_digest, p_request.requested_by);
+  elsif not v_bound then
+    state := 'waiting_for_approval';
+    explanation := format('At stage %s but no approval matches its community and inventory digest, so no executor will claim it.',
+                          p_request.stage);
+  elsif p_request.lease_owner is not null and p_request.lease_until >= now() then
+    state := 'leased';
+    explanation := format('Leased by %s (generation %s) until %s, working on stage %s.',
+                          p_request.lease_owner, p_request.lease_generation, p_request.lease_until, p_request.stage);
+  elsif p_approval.not_before > now() then
+    state := 'grace_period';
+    explanation := format('Approved by %s; waiting for the grace period until %s (nothing runs before then; abort stays possible).',
+                          p_approval.approved_by, p_approval.not_before);
+  elsif p_request.next_attempt_at > now() then
+    state := 'retry_wait';
+    explanation := format('Waiting for retry until %s at stage %s after %s consecutive failure(s): %s.',
+                          p_request.next_attempt_at, p_request.stage, p_request.retry_count,
+                          coalesce(p_request.last_error, 'no error recorded'));
+  else
+    state := 'runnable';
+    explanation := format('Runnable at stage %s; waiting for an executor to claim it%s.', p_request.stage,
+                          case when p_request.lease_owner is not null
+                               then format(' (the lease of %s expired at %s)', p_request.lease_owner, p_request.lease_until)
+                               else '' end);
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_require_read_committed(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_require_read_committed(p_what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
+    raise exception 'community write (%) requires READ COMMITTED isolation, not %',
+      p_what, pg_catalog.current_setting('transaction_isolation')
+      using errcode = '25000',
+            hint = 'Run writers to community data with transaction isolation READ COMMITTED.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_require_read_committed(p_what text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_require_text(text, text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_value text := pg_catalog.btrim(p_value);
+begin
+  if v_value is null or v_value = '' then
+    raise exception 'community deletion: % is required and must not be blank', p_name
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Pass a non-empty %s.', p_name);
+  end if;
+  if pg_catalog.length(v_value) > p_max then
+    raise exception 'community deletion: % is longer than % characters', p_name, p_max
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Shorten %s to at most %s characters.', p_name, p_max);
+  end if;
+  return v_value;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_restore_community(uuid, timestamp with time zone, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_generation bigint;
+begin
+  update public.communities c
+     set deletion_state = 'active',
+         deletion_fence_generation = c.deletion_fence_generation + 1,
+         archived_at = case when p_restore_archived then p_archived_at else c.archived_at end
+   where c.id = p_community
+     and c.deletion_state in ('active', 'quiescing', 'fenced')
+     and c.deleted_at is null
+  returning c.deletion_fence_generation into v_generation;
+  if not found then
+    raise exception 'community % cannot be restored: it is missing, deleted or tombstoned', p_community
+      using errcode = 'DL2C1';
+  end if;
+  return v_generation;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_same_operator(text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_same_operator(p_a text, p_b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select pg_catalog.lower(pg_catalog.btrim(p_a)) = pg_catalog.lower(pg_catalog.btrim(p_b))
+$$;
+
+
+ALTER FUNCTION public._deletion_same_operator(p_a text, p_b text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_schema_destruction_lock_key(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_schema_destruction_lock_key() RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select 7161899216630721841::bigint
+$$;
+
+
+ALTER FUNCTION public._deletion_schema_destruction_lock_key() OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_schema_manifest(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_schema_manifest(p_community uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $_$
+declare
+  v_table text;
+  v_tables text[];
+  v_count bigint;
+  v_counts jsonb := '{}'::jsonb;
+begin
+  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_tables
+    from public.community_deletion_tables r where r.kind = 'scoped';
+  foreach v_table in array v_tables loop
+    execute format('select count(*) from public.%I where community_id = $1', v_table)
+      into v_count using p_community;
+    v_counts := v_counts || jsonb_build_object(v_table, v_count);
+  end loop;
+  return jsonb_build_object(
+    'scoped_tables', to_jsonb(v_tables),
+    'row_counts', v_counts,
+    'fenced_tables', to_jsonb(public._deletion_live_fenced_tables()));
+end;
+$_$;
+
+
+ALTER FUNCTION public._deletion_schema_manifest(p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_serving_lease_check(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_community uuid;
+  v_valid boolean := false;
+begin
+  select l.community_id into v_community from public.community_serving_write_leases l where l.id = p_lease_id;
+  if v_community is not null then
+    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(v_community));
+    select exists (
+      select 1 from public.community_serving_write_leases l
+        join public.communities c on c.id = l.community_id
+       where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
+         and l.generation = p_generation and l.fence_generation = p_fence_generation
+         and l.lease_until >= now()
+         and c.deletion_state in ('active', 'quiescing')
+         and c.deletion_fence_generation = l.fence_generation) into v_valid;
+  end if;
+  if not v_valid then
+    raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
+      p_lease_id, p_owner, p_generation, p_fence_generation
+      using errcode = 'DL5S1',
+            hint = 'The lease expired, was released, or the community was fenced: do not perform the effect.';
+  end if;
+  return v_community;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_serving_write_granted(uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_serving_write_granted(p_community uuid, p_fence_generation bigint) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select exists (
+    select 1 from public.community_deletion_serving_write_grants g
+     where g.xact_id = pg_catalog.pg_current_xact_id_if_assigned()
+       and g.community_id = p_community
+       and g.fence_generation = p_fence_generation)
+$$;
+
+
+ALTER FUNCTION public._deletion_serving_write_granted(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_stage_is_runnable(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_stage_is_runnable(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select coalesce(stage in ('approved', 'fenced', 'drained', 'bindings_removed', 'postgres_purged',
+                            'cache_purged', 'logically_verified'), false)
+$$;
+
+
+ALTER FUNCTION public._deletion_stage_is_runnable(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_stage_is_terminal(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_stage_is_terminal(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select coalesce(stage in ('aborted', 'retention_pending'), false)
+$$;
+
+
+ALTER FUNCTION public._deletion_stage_is_terminal(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_stage_order(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_stage_order(stage text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select case stage
+    when 'submitted' then 1
+    when 'inventoried' then 2
+    when 'approved' then 3
+    when 'fenced' then 4
+    when 'drained' then 5
+    when 'bindings_removed' then 6
+    when 'postgres_purged' then 7
+    when 'cache_purged' then 8
+    when 'logically_verified' then 9
+    when 'retention_pending' then 10
+    when 'aborted' then 99
+  end
+$$;
+
+
+ALTER FUNCTION public._deletion_stage_order(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_tombstone_community(uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update public.communities c
+     set deletion_state = 'tombstone',
+         deleted_at = coalesce(c.deleted_at, now()),
+         archived_at = coalesce(c.archived_at, now()),
+         signing_key = null,
+         icon = null
+   where c.id = p_community
+     and c.deletion_state = 'fenced'
+     and c.deletion_fence_generation = p_fence_generation;
+  return found;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_verify_lease(uuid, text, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_reason text;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  if not found then
+    v_reason := 'the request does not exist';
+  elsif v_request.stage is distinct from p_stage then
+    v_reason := format('the request is at stage %s, not %s', v_request.stage, p_stage);
+  elsif v_request.lease_owner is distinct from p_owner or v_request.lease_generation is distinct from p_generation then
+    v_reason := format('the lease is held by %s at generation %s',
+                       coalesce(v_request.lease_owner, '(nobody)'), v_request.lease_generation);
+  elsif v_request.lease_until < now() then
+    v_reason := format('the lease expired at %s', v_request.lease_until);
+  elsif v_request.blocked_at is not null then
+    v_reason := format('the request is blocked: %s', v_request.blocked_reason);
+  elsif not exists (
+    select 1 from public.community_deletion_approvals a
+     where a.request_id = v_request.id and a.community_id = v_request.community_id
+       and a.inventory_digest = v_request.inventory_digest) then
+    v_reason := 'no approval matches the request''s community and inventory digest';
+  end if;
+  if v_reason is not null then
+    raise exception 'stale deletion lease for request % (owner %, generation %): %',
+      p_request_id, p_owner, p_generation, v_reason
+      using errcode = 'DL4L1',
+            hint = 'Ownership was lost: stop work on this request; a current executor will resume from checkpoints.';
+  end if;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_verify_lease_and_fence(uuid, text, bigint, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_state text;
+  v_community_generation bigint;
+  v_reason text;
+begin
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_community_generation
+    from public.communities c where c.id = v_request.community_id;
+  if p_fence_generation is null then
+    v_reason := 'no fence generation was presented';
+  elsif v_request.fence_generation is distinct from p_fence_generation then
+    v_reason := format('the request is at fence generation %s, not %s',
+                       coalesce(v_request.fence_generation::text, '(none)'), p_fence_generation);
+  elsif v_state is null or v_state not in ('fenced', 'tombstone') then
+    v_reason := format('community %s is %s, not fenced', v_request.community_id, coalesce(v_state, 'missing'));
+  elsif v_community_generation is distinct from p_fence_generation then
+    v_reason := format('community %s is at fence generation %s, not %s',
+                       v_request.community_id, v_community_generation, p_fence_generation);
+  end if;
+  if v_reason is not null then
+    raise exception 'stale deletion lease for request % (owner %, generation %, fence generation %): %',
+      p_request_id, p_owner, p_generation, p_fence_generation, v_reason
+      using errcode = 'DL4L1',
+            hint = 'Ownership or the fence was lost: stop work on this request.';
+  end if;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: assert_community_write_allowed(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.assert_community_write_allowed(p_community uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_state text;
+  v_generation bigint;
+begin
+  if public.community_write_allowed(p_community) then
+    return;
+  end if;
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  raise exception 'community write refused: community % is %', p_community,
+    case when v_state is null then 'missing'
+         else format('%s (fence generation %s)', v_state, v_generation) end
+    using errcode = '55000',
+          hint = case when v_state = 'quiescing'
+                      then 'The community is being deleted; only writes under an admitted serving-write lease (deletion_serving_lease_guard) may finish.'
+                      else 'The community is being deleted or does not exist; writes are not accepted.' end;
+end;
+$$;
+
+
+ALTER FUNCTION public.assert_community_write_allowed(p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: community_write_allowed(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.community_write_allowed(p_community uuid) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_state text;
+  v_generation bigint;
+begin
+  perform public._deletion_require_read_committed('community_write_allowed');
+  if p_community is null then
+    return false;
+  end if;
+  perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  return case
+    when v_state is null then false
+    when v_state = 'active' then true
+    when v_state in ('fenced', 'tombstone') then current_user = 'community_deletion_owner'
+    when v_state = 'quiescing' then public._deletion_serving_write_granted(p_community, v_generation)
+    else false
+  end;
+end;
+$$;
+
+
+ALTER FUNCTION public.community_write_allowed(p_community uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_abort(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_aborted_by text := public._deletion_require_text(p_aborted_by, 'aborted_by', 512);
+  v_reason text := public._deletion_bound_text(public._deletion_require_text(p_reason, 'reason', 100000), 4096);
+  v_community uuid;
+  v_request public.community_deletion_requests;
+  v_old_generation bigint;
+  v_new_generation bigint;
+  v_live_leases bigint;
+  v_operations text;
+begin
+  select r.community_id into v_community from public.community_deletion_requests r where r.id = p_request_id;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  perform public._deletion_lock_community(v_community, true);
+
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  if public._deletion_stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is already terminal (%)', p_request_id, v_request.stage
+      using errcode = 'DL2T1';
+  end if;
+  if v_request.stage not in ('approved', 'fenced') then
+    raise exception 'deletion request % is at stage %; abort is possible only at approved or fenced',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1',
+            hint = case when v_request.stage in ('submitted', 'inventoried')
+                        then 'Nothing has changed for the community yet; approve and then abort, or leave the request unapproved.'
+                        else 'Object deletion may already have begun; the request can only run to completion (unblock after remediation).' end;
+  end if;
+
+  select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
+    into v_live_leases, v_operations
+    from public.community_serving_write_leases l
+   where l.community_id = v_request.community_id and l.lease_until >= now();
+  if v_live_leases > 0 then
+    raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
+      p_request_id, v_request.community_id, v_live_leases, v_operations
+      using errcode = 'DL5D1',
+            hint = 'Retry the abort once the admitted serving writes have finished or their leases expired.';
+  end if;
+
+  select c.deletion_fence_generation into v_old_generation
+    from public.communities c where c.id = v_request.community_id for update;
+  v_new_generation := public._deletion_restore_community(
+    v_request.community_id, v_request.pre_quiesce_archived_at, v_request.quiescing_started_at is not null);
+
+  perform public._deletion_checkpoint(
+    v_request.id, v_request.stage, 'operator_abort:' || gen_random_uuid()::text, 'completed',
+    v_request.lease_generation,
+    jsonb_build_object(
+      'aborted_by', v_aborted_by,
+      'reason', v_reason,
+      'previous_stage', v_request.stage,
+      'previous_lease_owner', v_request.lease_owner,
+      'previous_block', v_request.blocked_reason,
+      'old_fence_generation', v_old_generation,
+      'new_fence_generation', v_new_generation));
+
+  update public.community_deletion_requests r
+     set stage = 'aborted',
+         aborted_by = v_aborted_by,
+         abort_reason = v_reason,
+         aborted_at = now(),
+         completed_at = now(),
+         fence_generation = v_new_generation,
+         lease_owner = null,
+         lease_until = null,
+         lease_generation = r.lease_generation + 1,
+         blocked_at = null,
+         blocked_reason = null,
+         retry_count = 0,
+         retry_stage = null,
+         next_attempt_at = now(),
+         updated_at = now()
+   where r.id = p_request_id
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_append_key_chunk(uuid, text, bigint, bigint, integer, text, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+begin
+  -- Serialise with the freeze and with other appends of this request.
+  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  if not found then
+    raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
+  end if;
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  if v_request.destructive_storage_manifest is not null then
+    raise exception 'request % (community %): the destructive manifest is frozen; no chunk can be appended',
+      p_request_id, v_request.community_id
+      using errcode = 'DL6F1';
+  end if;
+  insert into public.community_deletion_manifest_keys (request_id, chunk_no, prefix, entries, entry_count)
+  values (p_request_id, p_chunk_no, p_prefix, p_entries,
+          case when jsonb_typeof(p_entries) = 'array' then jsonb_array_length(p_entries) else 0 end);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_approve(uuid, text, text, timestamp with time zone, interval); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text DEFAULT NULL::text, p_not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, p_delay interval DEFAULT NULL::interval) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_approved_by text := public._deletion_require_text(p_approved_by, 'approved_by', 512);
+  v_note text := public._deletion_bound_text(nullif(btrim(p_note), ''), 4096);
+  v_minimum interval;
+  v_not_before timestamptz;
+  v_request public.community_deletion_requests;
+begin
+  if p_not_before is not null and p_delay is not null then
+    raise exception 'deletion request %: pass either not_before or delay, not both', p_request_id
+      using errcode = 'DL1I1';
+  end if;
+  if p_delay is not null and p_delay < interval '0' then
+    raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
+      using errcode = 'DL1I1';
+  end if;
+  select s.approval_grace_period into v_minimum from public.community_deletion_settings s;
+  v_minimum := coalesce(v_minimum, interval '0');
+  if p_not_before is not null and p_not_before < now() and v_minimum > interval '0' then
+    raise exception 'deletion request %: not_before % is in the past', p_request_id, p_not_before
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Pass a future time; the minimum grace period is %s.', v_minimum);
+  end if;
+  v_not_before := greatest(now() + v_minimum, coalesce(p_not_before, now() + p_delay, now()));
+
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if public._deletion_stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
+  end if;
+  if v_request.stage <> 'inventoried' then
+    raise exception 'deletion request % is at stage %, only an inventoried request can be approved',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1',
+            hint = case when v_request.stage = 'submitted' then 'Freeze the inventory first (deletion_freeze_inventory).'
+                        else 'Inspect the request (deletion_inspect); it was approved already or has moved on.' end;
+  end if;
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run deletion_unblock.';
+  end if;
+  if public._deletion_same_operator(v_approved_by, v_request.requested_by) then
+    raise exception 'deletion request %: % requested it and cannot also approve it', p_request_id, v_approved_by
+      using errcode = 'DL3A1', hint = 'A second operator must approve.';
+  end if;
+  if v_request.inventory_digest is distinct from public._deletion_inventory_digest(v_request.inventory_manifest) then
+    raise exception 'deletion request %: the frozen inventory no longer hashes to its digest %',
+      p_request_id, v_request.inventory_digest
+      using errcode = 'DL3A2',
+            hint = 'The stored inventory was modified after it was frozen; investigate the control plane before anyone approves.';
+  end if;
+
+  insert into public.community_deletion_approvals
+    (request_id, community_id, inventory_digest, approved_by, note, not_before, approved_at)
+  values
+    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, v_note, v_not_before, now());
+
+  update public.community_deletion_requests r
+     set stage = 'approved', next_attempt_at = v_not_before, updated_at = now()
+   where r.id = p_request_id and r.stage = 'inventoried' and r.blocked_at is null
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_begin_quiescing(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_community public.communities;
+begin
+  perform public._deletion_require_read_committed('deletion_begin_quiescing');
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_community(v_request.community_id, true);
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
+  if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then
+    raise exception 'community % of request % is %, it cannot enter quiescing',
+      v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
+      using errcode = 'DL2C1';
+  end if;
+  update public.community_deletion_requests r
+     set pre_quiesce_archived_at = v_community.archived_at,
+         quiescing_started_at = now(),
+         updated_at = now()
+   where r.id = p_request_id and r.quiescing_started_at is null;
+  update public.communities c
+     set deletion_state = 'quiescing',
+         archived_at = coalesce(c.archived_at, now())
+   where c.id = v_request.community_id and c.deletion_state in ('active', 'quiescing')
+     and c.deletion_fence_generation = v_community.deletion_fence_generation;
+  if not found then
+    raise exception 'community % of request % changed while entering quiescing', v_request.community_id, p_request_id
+      using errcode = 'DL4L1';
+  end if;
+  perform public._deletion_checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
+    pg_catalog.jsonb_build_object('community_state', 'quiescing',
+                                  'fence_generation', v_community.deletion_fence_generation,
+                                  'pre_quiesce_archived_at', v_community.archived_at));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_block(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
+  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
+begin
+  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  perform public._deletion_checkpoint(
+    p_request_id, p_stage, v_unit_key, 'failed', p_generation,
+    jsonb_build_object('error', v_error, 'retryable', false), v_error);
+  update public.community_deletion_requests r
+     set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
+         lease_owner = null, lease_until = null, updated_at = now()
+   where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;
+  if not found then
+    raise exception 'stale deletion lease for request % (owner %, generation %): cannot block',
+      p_request_id, p_owner, p_generation
+      using errcode = 'DL4L1';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_block_preclaim(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 246);
+  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
+  v_request public.community_deletion_requests;
+begin
+  if v_unit_key not like 'pre\_claim:%' then
+    v_unit_key := 'pre_claim:' || v_unit_key;
+  end if;
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if public._deletion_stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%); no setup failure is recorded against it',
+      p_request_id, v_request.stage
+      using errcode = 'DL2T1';
+  end if;
+  if v_request.lease_owner is not null and v_request.lease_until >= now() then
+    raise exception 'deletion request % is leased by % (generation %) until %',
+      p_request_id, v_request.lease_owner, v_request.lease_generation, v_request.lease_until
+      using errcode = 'DL4L2';
+  end if;
+  perform public._deletion_checkpoint(
+    v_request.id, v_request.stage, v_unit_key, 'failed', v_request.lease_generation,
+    jsonb_build_object('error', v_error), v_error);
+  update public.community_deletion_requests r
+     set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
+         updated_at = now()
+   where r.id = p_request_id
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_claim(text, uuid, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_claim(p_owner text, p_request_id uuid DEFAULT NULL::uuid, p_lease_seconds integer DEFAULT 60) RETURNS TABLE(request_id uuid, community_id uuid, stage text, lease_owner text, lease_generation bigint, fence_generation bigint, lease_until timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+#variable_conflict use_column
+declare
+  v_owner text := p_owner;
+  v_request public.community_deletion_requests;
+  v_error text;
+begin
+  -- The owner is stored exactly as given (later calls present the same
+  -- string), so it must already be trimmed.
+  if public._deletion_require_text(p_owner, 'executor id (owner)', 256) <> p_owner then
+    raise exception 'community deletion: executor id % has leading or trailing whitespace', pg_catalog.quote_literal(p_owner)
+      using errcode = 'DL1I1';
+  end if;
+  if p_lease_seconds is null or p_lease_seconds < 1 or p_lease_seconds > 3600 then
+    raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
+      using errcode = 'DL1I1';
+  end if;
+  if p_request_id is not null
+     and not exists (select 1 from public.community_deletion_requests r where r.id = p_request_id) then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+
+  select r.* into v_request
+    from public.community_deletion_requests r
+    join public.community_deletion_approvals a
+      on a.request_id = r.id and a.community_id = r.community_id and a.inventory_digest = r.inventory_digest
+   where (p_request_id is null or r.id = p_request_id)
+     and r.stage in ('approved', 'fenced', 'drained', 'bindings_removed', 'postgres_purged',
+                     'cache_purged', 'logically_verified')
+     and r.blocked_at is null
+     and r.next_attempt_at <= now()
+     and a.not_before <= now()
+     and (r.lease_until is null or r.lease_until < now())
+   order by r.created_at, r.id
+   limit 1
+   for update of r skip locked;
+  if not found then
+    return;
+  end if;
+
+  begin
+    perform public.deletion_validate_catalog();
+  exception when sqlstate 'DL7C1' then
+    get stacked diagnostics v_error = message_text;
+    v_error := public._deletion_bound_text(v_error, 4096);
+    perform public._deletion_checkpoint(
+      v_request.id, v_request.stage, 'claim:catalog_validation', 'failed', v_request.lease_generation,
+      jsonb_build_object('executor', v_owner, 'error', v_error), v_error);
+    update public.community_deletion_requests r
+       set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
+           lease_owner = null, lease_until = null, updated_at = now()
+     where r.id = v_request.id;
+    return;
+  end;
+
+  return query
+    update public.community_deletion_requests r
+       set lease_owner = v_owner,
+           lease_generation = r.lease_generation + 1,
+           lease_until = now() + make_interval(secs => p_lease_seconds),
+           attempts = r.attempts + 1,
+           updated_at = now()
+     where r.id = v_request.id
+    returning r.id, r.community_id, r.stage, r.lease_owner, r.lease_generation, r.fence_generation, r.lease_until;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_clear_key_chunks(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_deleted integer;
+begin
+  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  if not found then
+    raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
+  end if;
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  if v_request.destructive_storage_manifest is not null then
+    raise exception 'request % (community %): the destructive manifest is frozen; its key chunks cannot be cleared',
+      p_request_id, v_request.community_id
+      using errcode = 'DL6F1';
+  end if;
+  delete from public.community_deletion_manifest_keys k where k.request_id = p_request_id;
+  get diagnostics v_deleted = row_count;
+  return v_deleted;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_executor_stopped(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_executor_stopped(p_executor_id text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  update public.community_deletion_executor_heartbeats h
+     set request_id = null, draining = true, heartbeat_at = now(), stopped_at = now()
+   where h.executor_id = p_executor_id;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_executor_stopped(p_executor_id text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_fence(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_community public.communities;
+  v_live bigint;
+  v_operations text[];
+  v_new_generation bigint;
+begin
+  perform public._deletion_require_read_committed('deletion_fence');
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_community(v_request.community_id, true);
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
+  if v_community.deletion_state is distinct from 'quiescing' then
+    raise exception 'community % of request % is %, not quiescing: it cannot be fenced yet',
+      v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
+      using errcode = 'DL2S1',
+            hint = 'Call deletion_begin_quiescing first.';
+  end if;
+  select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
+    into v_live, v_operations
+    from public.community_serving_write_leases l
+   where l.community_id = v_request.community_id and l.lease_until >= now();
+  if v_live > 0 then
+    raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
+      v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')
+      using errcode = 'DL5D1',
+            detail = pg_catalog.jsonb_build_object('community_id', v_request.community_id,
+                                                   'live_leases', v_live, 'operations', v_operations)::text,
+            hint = 'Retry after the admitted serving-write leases are released or expire.';
+  end if;
+  v_new_generation := v_community.deletion_fence_generation + 1;
+  update public.communities c
+     set deletion_state = 'fenced',
+         deletion_fence_generation = v_new_generation,
+         archived_at = coalesce(c.archived_at, now())
+   where c.id = v_request.community_id and c.deletion_state = 'quiescing'
+     and c.deletion_fence_generation = v_community.deletion_fence_generation;
+  if not found then
+    raise exception 'community % of request % changed while fencing', v_request.community_id, p_request_id
+      using errcode = 'DL4L1';
+  end if;
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
+  perform public._deletion_checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
+    pg_catalog.jsonb_build_object('fence_generation', v_new_generation,
+                                  'previous_fence_generation', v_community.deletion_fence_generation));
+  return v_new_generation;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_freeze_destructive_manifest(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_manifest jsonb;
+  v_prefixes jsonb;
+  v_prefix_count integer;
+  v_chunk_size integer;
+  v_i integer := 0;                 -- index into v_prefixes of the prefix being hashed
+  v_chain text := '';               -- h_k of the current prefix
+  v_count bigint := 0;              -- entries hashed for the current prefix
+  v_last_entry jsonb;               -- last entry of the previous chunk of the current prefix
+  v_prev_short boolean := false;    -- previous chunk of the current prefix held < chunk_size entries
+  v_expected_no integer := 0;
+  v_total bigint := 0;
+  v_chunk record;
+  v_facts record;
+begin
+  -- Lock before reading the chunks: appends and the chunk guard wait on it.
+  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  if not found then
+    raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
+  end if;
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+
+  -- Shape (DL1M1): version 1, chunk_size, exactly the target's owned prefixes
+  -- in byte order, integer counts, hex digests. The canonical form is what is
+  -- stored and compared, so 3 and 3.0 are the same manifest.
+  v_manifest := public._deletion_canonical_storage_summary(v_request.community_id, p_manifest, 'destructive storage manifest');
+
+  if v_request.destructive_storage_manifest is not null then
+    if v_request.destructive_storage_manifest = v_manifest then
+      return;  -- the identical manifest is already frozen (a retried call)
+    end if;
+    raise exception 'request % (community %): a different destructive manifest is already frozen',
+      p_request_id, v_request.community_id
+      using errcode = 'DL6K1',
+            hint = 'The frozen manifest is immutable; a drifted enumeration after the freeze is a safety failure to investigate.';
+  end if;
+
+  -- An admitted serving write still running could add an object the
+  -- enumeration never saw.
+  if exists (select 1 from public.community_serving_write_leases l
+             where l.community_id = v_request.community_id and l.lease_until >= now()) then
+    raise exception 'request % (community %): serving-write leases are still live; the manifest cannot be frozen yet',
+      p_request_id, v_request.community_id
+      using errcode = 'DL5D1',
+            hint = 'Wait for the admitted serving writes to finish or expire, then enumerate again.';
+  end if;
+
+  v_prefixes := v_manifest -> 'prefixes';
+  v_prefix_count := jsonb_array_length(v_prefixes);
+  v_chunk_size := (v_manifest ->> 'chunk_size')::integer;
+
+  for v_chunk in
+    select k.chunk_no, k.prefix, k.entries
+    from public.community_deletion_manifest_keys k
+    where k.request_id = p_request_id
+    order by k.chunk_no
+  loop
+    if v_chunk.chunk_no <> v_expected_no then
+      raise exception 'request % (community %): key chunk % is missing (found chunk % next)',
+        p_request_id, v_request.community_id, v_expected_no, v_chunk.chunk_no
+        using errcode = 'DL6K1';
+    end if;
+
+    -- Close every prefix before this chunk's one.
+    while v_i < v_prefix_count and (v_prefixes -> v_i ->> 'prefix') <> v_chunk.prefix loop
+      perform public._deletion_check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
+      v_i := v_i + 1;
+      v_chain := '';
+      v_count := 0;
+      v_last_entry := null;
+      v_prev_short := false;
+    end loop;
+    if v_i >= v_prefix_count then
+      raise exception 'request % (community %): key chunk % has prefix %, which is not in the manifest (or is out of prefix order)',
+        p_request_id, v_request.community_id, v_chunk.chunk_no, v_chunk.prefix
+        using errcode = 'DL6K1';
+    end if;
+    if v_prev_short then
+      raise exception 'request % (community %): a chunk before key chunk % holds fewer than % entries but is not the last of prefix %',
+        p_request_id, v_request.community_id, v_chunk.chunk_no, v_chunk_size, v_chunk.prefix
+        using errcode = 'DL6K1';
+    end if;
+
+    -- No taxonomy pattern (null): the guard trigger matched every key on insert.
+    v_facts := public._deletion_key_chunk_facts(v_chunk.entries, v_chunk.prefix, null);
+    if v_facts.entry_count = 0 or v_facts.entry_count > v_chunk_size then
+      raise exception 'request % (community %): key chunk % holds % entries (must be 1..%)',
+        p_request_id, v_request.community_id, v_chunk.chunk_no, v_facts.entry_count, v_chunk_size
+        using errcode = 'DL6K1';
+    end if;
+    if v_facts.bad_shape_at is not null or v_facts.outside_prefix_at is not null or v_facts.out_of_order_at is not null
+       or (v_last_entry is not null and not public._deletion_manifest_entry_follows(v_last_entry, v_facts.first_entry)) then
+      raise exception 'request % (community %): key chunk % has a malformed, foreign or out-of-order entry (malformed at %, outside the prefix at %, out of order at %)',
+        p_request_id, v_request.community_id, v_chunk.chunk_no, v_facts.bad_shape_at, v_facts.outside_prefix_at,
+        coalesce(v_facts.out_of_order_at, case when v_last_entry is not null then 1 end)
+        using errcode = 'DL6K1';
+    end if;
+
+    v_chain := encode(sha256(convert_to(v_chain || v_facts.chunk_text, 'UTF8')), 'hex');
+    v_count := v_count + v_facts.entry_count;
+    v_total := v_total + v_facts.entry_count;
+    v_last_entry := v_facts.last_entry;
+    v_prev_short := v_facts.entry_count < v_chunk_size;
+    v_expected_no := v_expected_no + 1;
+  end loop;
+
+  -- Close the current prefix and every prefix after it.
+  while v_i < v_prefix_count loop
+    perform public._deletion_check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
+    v_i := v_i + 1;
+    v_chain := '';
+    v_count := 0;
+  end loop;
+
+  update public.community_deletion_requests r
+     set destructive_storage_manifest = v_manifest,
+         destructive_storage_frozen_at = now(),
+         updated_at = now()
+   where r.id = p_request_id
+     and r.stage = 'fenced'
+     and r.lease_owner = p_owner
+     and r.lease_generation = p_generation
+     and r.fence_generation = p_fence_generation
+     and r.destructive_storage_manifest is null;
+  if not found then
+    raise exception 'request %: lease (owner %, generation %) lost before the destructive manifest froze',
+      p_request_id, p_owner, p_generation
+      using errcode = 'DL4L1';
+  end if;
+
+  perform public._deletion_checkpoint(p_request_id, 'fenced', 'freeze_destructive_manifest', 'completed', p_generation,
+    jsonb_build_object('chunks', v_expected_no, 'entries', v_total, 'chunk_size', v_chunk_size,
+                       'fence_generation', p_fence_generation));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_freeze_inventory(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_state text;
+  v_schema jsonb;
+  v_storage jsonb;
+  v_inventory jsonb;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if public._deletion_stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
+  end if;
+  if v_request.stage <> 'submitted' then
+    raise exception 'deletion request % is at stage %, the inventory is frozen only at submitted',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1';
+  end if;
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run deletion_unblock.';
+  end if;
+  select c.deletion_state into v_state from public.communities c
+   where c.id = v_request.community_id and c.deleted_at is null;
+  if v_state is distinct from 'active' then
+    raise exception 'community % of deletion request % is %, not active',
+      v_request.community_id, p_request_id, coalesce(v_state, 'deleted')
+      using errcode = 'DL2C1';
+  end if;
+
+  perform public.deletion_validate_catalog();
+  v_storage := public._deletion_canonical_storage_summary(v_request.community_id, p_storage_manifest);
+  v_schema := public._deletion_schema_manifest(v_request.community_id);
+  v_inventory := jsonb_build_object('schema', v_schema, 'storage', v_storage);
+
+  update public.community_deletion_requests r
+     set stage = 'inventoried',
+         schema_manifest = v_schema,
+         storage_manifest = v_storage,
+         inventory_manifest = v_inventory,
+         inventory_digest = public._deletion_inventory_digest(v_inventory),
+         inventory_frozen_at = now(),
+         last_error = null,
+         last_error_at = null,
+         updated_at = now()
+   where r.id = p_request_id and r.stage = 'submitted' and r.blocked_at is null
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_heartbeat(uuid, text, bigint, text, integer, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text DEFAULT 'run'::text, p_lease_seconds integer DEFAULT 60, p_draining boolean DEFAULT false) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_until timestamptz;
+begin
+  if p_mode is null or p_mode not in ('run', 'drain', 'worker') then
+    raise exception 'community deletion: executor mode % is not run, drain or worker', p_mode
+      using errcode = 'DL1I1';
+  end if;
+  if p_lease_seconds is null or p_lease_seconds < 1 or p_lease_seconds > 3600 then
+    raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
+      using errcode = 'DL1I1';
+  end if;
+  update public.community_deletion_requests r
+     set lease_until = now() + make_interval(secs => p_lease_seconds), updated_at = now()
+   where r.id = p_request_id
+     and r.lease_owner = p_owner
+     and r.lease_generation = p_generation
+     and r.lease_until >= now()
+     and r.blocked_at is null
+     and public._deletion_stage_is_runnable(r.stage)
+     and exists (select 1 from public.community_deletion_approvals a
+                  where a.request_id = r.id and a.community_id = r.community_id
+                    and a.inventory_digest = r.inventory_digest)
+  returning r.lease_until into v_until;
+  if not found then
+    -- Raise with the precise reason.
+    perform public._deletion_verify_lease(p_request_id, p_owner, p_generation,
+      (select r.stage from public.community_deletion_requests r where r.id = p_request_id));
+    raise exception 'stale deletion lease for request % (owner %, generation %): the stage is not runnable',
+      p_request_id, p_owner, p_generation
+      using errcode = 'DL4L1';
+  end if;
+  insert into public.community_deletion_executor_heartbeats as h (executor_id, mode, request_id, draining)
+  values (p_owner, p_mode, p_request_id, coalesce(p_draining, false))
+  on conflict (executor_id) do update
+     set mode = excluded.mode, request_id = excluded.request_id, draining = excluded.draining,
+         heartbeat_at = now(), stopped_at = null;
+  return v_until;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_inspect(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_inspect(p_request_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_approval public.community_deletion_approvals;
+  v_state text;
+  v_explanation text;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  select a.* into v_approval from public.community_deletion_approvals a where a.request_id = p_request_id;
+  select s.state, s.explanation into v_state, v_explanation
+    from public._deletion_request_state(v_request, v_approval) s;
+  return jsonb_build_object(
+    'request', to_jsonb(v_request),
+    'community', (select jsonb_build_object(
+                           'id', c.id, 'host', c.host, 'deletion_state', c.deletion_state,
+                           'deletion_fence_generation', c.deletion_fence_generation,
+                           'archived_at', c.archived_at, 'deleted_at', c.deleted_at)
+                    from public.communities c where c.id = v_request.community_id),
+    'approval', case when v_approval.request_id is null then null else to_jsonb(v_approval) end,
+    'checkpoints', coalesce((select jsonb_agg(to_jsonb(cp) - 'request_id' order by cp.sequence)
+                               from public.community_deletion_checkpoints cp
+                              where cp.request_id = p_request_id), '[]'::jsonb),
+    'state', v_state,
+    'explanation', v_explanation);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_inspect(p_request_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_key_chunk_progress(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) RETURNS TABLE(total integer, deleted integer)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if not exists (select 1 from public.community_deletion_requests r where r.id = p_request_id) then
+    raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
+  end if;
+  return query
+    select count(*)::integer, count(k.deleted_at)::integer
+    from public.community_deletion_manifest_keys k
+    where k.request_id = p_request_id;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_lease_state(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) RETURNS TABLE(stage text, community_id uuid, fence_generation bigint, lease_until timestamp with time zone, destructive_manifest_frozen boolean)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  if not found then
+    raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
+  end if;
+  if v_request.stage = 'retention_pending' and v_request.lease_owner is null then
+    -- The final transition releases the lease; report completion to its last holder.
+    return query select v_request.stage, v_request.community_id, v_request.fence_generation, null::timestamptz, false;
+    return;
+  end if;
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
+  return query select v_request.stage, v_request.community_id, v_request.fence_generation, v_request.lease_until,
+                      v_request.destructive_storage_manifest is not null;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_list(integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_list(p_limit integer DEFAULT 100) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+#variable_conflict use_column
+begin
+  if p_limit is null or p_limit < 1 or p_limit > 1000 then
+    raise exception 'community deletion: list limit % is outside 1..1000', p_limit
+      using errcode = 'DL1I1';
+  end if;
+  return query
+    select r.id, r.community_id, r.community_host, r.stage, s.state,
+           r.requested_by, a.approved_by, a.not_before, r.lease_owner,
+           r.lease_until, r.next_attempt_at, r.retry_count,
+           r.blocked_reason, r.created_at, r.updated_at, s.explanation
+      from public.community_deletion_requests r
+      left join public.community_deletion_approvals a on a.request_id = r.id
+      cross join lateral public._deletion_request_state(r, a) s
+     order by r.created_at desc, r.id desc
+     limit p_limit;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_list(p_limit integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_mark_bindings_removed(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_total integer;
+  v_pending integer;
+  v_entries bigint;
+  v_manifest_entries bigint;
+begin
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
+  end if;
+  if v_request.destructive_storage_manifest is null then
+    raise exception 'request % (community %) has no frozen destructive manifest', p_request_id, v_request.community_id
+      using errcode = 'DL2S1';
+  end if;
+  select count(*)::integer, count(*) filter (where k.deleted_at is null)::integer, coalesce(sum(k.entry_count), 0)
+    into v_total, v_pending, v_entries
+  from public.community_deletion_manifest_keys k
+  where k.request_id = p_request_id;
+  if v_pending > 0 then
+    raise exception 'request % (community %): % of % key chunks are not yet stamped deleted',
+      p_request_id, v_request.community_id, v_pending, v_total
+      using errcode = 'DL6K2',
+            hint = 'Delete and stamp every chunk returned by deletion_next_key_chunk first.';
+  end if;
+  select coalesce(sum((p ->> 'object_count')::bigint), 0) into v_manifest_entries
+  from jsonb_array_elements(v_request.destructive_storage_manifest -> 'prefixes') p;
+  if v_entries <> v_manifest_entries then
+    raise exception 'request % (community %): the key chunks hold % entries but the frozen manifest lists %',
+      p_request_id, v_request.community_id, v_entries, v_manifest_entries
+      using errcode = 'DL6K1';
+  end if;
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'drained', 'bindings_removed', p_fence_generation);
+  perform public._deletion_checkpoint(p_request_id, 'drained', 'remove_storage_bindings', 'completed', p_generation,
+    coalesce(p_detail, '{}'::jsonb) || jsonb_build_object('chunks', v_total, 'entries', v_entries));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_mark_cache_purged(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'postgres_purged', p_fence_generation);
+  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
+  end if;
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'postgres_purged', 'cache_purged', p_fence_generation);
+  perform public._deletion_checkpoint(p_request_id, 'postgres_purged', 'purge_cache_namespace', 'completed', p_generation,
+    coalesce(p_detail, '{}'::jsonb));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_mark_drained(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+begin
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  if v_request.destructive_storage_manifest is null then
+    raise exception 'request % (community %) cannot be marked drained before its destructive manifest is frozen',
+      p_request_id, v_request.community_id
+      using errcode = 'DL2S1',
+            hint = 'Enumerate the owned prefixes into key chunks and call deletion_freeze_destructive_manifest first.';
+  end if;
+  if exists (select 1 from public.community_serving_write_leases l
+             where l.community_id = v_request.community_id and l.lease_until >= now()) then
+    raise exception 'request % (community %): serving-write leases are still live', p_request_id, v_request.community_id
+      using errcode = 'DL5D1',
+            hint = 'Admitted serving writes must finish or expire before destruction starts; retry later.';
+  end if;
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'fenced', 'drained', p_fence_generation);
+  perform public._deletion_checkpoint(p_request_id, 'fenced', 'serving_writes_drained', 'completed', p_generation,
+    jsonb_build_object('fence_generation', p_fence_generation));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_mark_logically_verified(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_checked integer;
+  v_dropped integer;
+begin
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
+  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
+  end if;
+  v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'cache_purged', 'logically_verified', p_fence_generation);
+  -- The chunk guard admits this delete only now that the stage is logically_verified.
+  delete from public.community_deletion_manifest_keys k where k.request_id = p_request_id;
+  get diagnostics v_dropped = row_count;
+  perform public._deletion_checkpoint(p_request_id, 'cache_purged', 'verify_cross_store_absence', 'completed', p_generation,
+    coalesce(p_detail, '{}'::jsonb)
+      || jsonb_build_object('postgres_tables_checked', v_checked, 'key_chunks_dropped', v_dropped));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_mark_retention_pending(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'logically_verified', p_fence_generation);
+  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
+  end if;
+  perform public._deletion_checkpoint(p_request_id, 'logically_verified', 'retention_physical_expiry_pending', 'completed',
+    p_generation, coalesce(p_detail, '{}'::jsonb));
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'logically_verified', 'retention_pending', p_fence_generation);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_next_key_chunk(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS TABLE(chunk_no integer, prefix text, entries jsonb)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  return query
+    select k.chunk_no, k.prefix, k.entries
+    from public.community_deletion_manifest_keys k
+    where k.request_id = p_request_id and k.deleted_at is null
+    order by k.chunk_no
+    limit 1;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_purge_postgres(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+declare
+  v_request public.community_deletion_requests;
+  v_table record;
+  v_rows bigint;
+  v_deleted jsonb := '{}'::jsonb;
+  v_cleared jsonb := '{}'::jsonb;
+begin
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+
+  for v_table in
+    select t.table_name from public.community_deletion_tables t where t.kind = 'provenance' order by t.table_name
+  loop
+    execute format('update public.%I set community_id = null where community_id = $1', v_table.table_name)
+      using v_request.community_id;
+    get diagnostics v_rows = row_count;
+    v_cleared := v_cleared || jsonb_build_object(v_table.table_name, v_rows);
+    perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.table_name,
+      'completed', p_generation, jsonb_build_object('rows', v_rows));
+  end loop;
+
+  perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+  for v_table in
+    select t.table_name from public.community_deletion_tables t where t.kind = 'scoped' order by t.purge_order
+  loop
+    execute format('delete from public.%I where community_id = $1', v_table.table_name)
+      using v_request.community_id;
+    get diagnostics v_rows = row_count;
+    v_deleted := v_deleted || jsonb_build_object(v_table.table_name, v_rows);
+    perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.table_name,
+      'completed', p_generation, jsonb_build_object('rows', v_rows));
+  end loop;
+  perform set_config('community_deletion.read_state_hard_delete', 'off', true);
+
+  if not public._deletion_tombstone_community(v_request.community_id, p_fence_generation) then
+    raise exception 'request %: community % is no longer fenced at generation %; nothing was purged',
+      p_request_id, v_request.community_id, p_fence_generation
+      using errcode = 'DL4L1';
+  end if;
+
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'bindings_removed', 'postgres_purged', p_fence_generation);
+  perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'postgres_tombstone_committed', 'completed',
+    p_generation, jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared,
+                                     'fence_generation', p_fence_generation));
+  return jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared);
+end;
+$_$;
+
+
+ALTER FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_record_failure(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
+  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
+  v_settings public.community_deletion_settings;
+  v_request public.community_deletion_requests;
+  v_streak integer;
+  v_exhausted boolean;
+  v_delay_seconds double precision;
+  v_next timestamptz;
+begin
+  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  select s.* into v_settings from public.community_deletion_settings s;
+
+  v_streak := case when v_request.retry_stage = p_stage then v_request.retry_count + 1 else 1 end;
+  v_exhausted := v_streak >= v_settings.max_consecutive_failures;
+  v_delay_seconds := least(
+    extract(epoch from v_settings.retry_max_delay),
+    extract(epoch from v_settings.retry_base_delay) * power(2::double precision, least(v_streak - 1, 62)));
+  v_delay_seconds := v_delay_seconds * (1 + 0.1 * random());
+  v_next := case when v_exhausted then v_request.next_attempt_at
+                 else now() + make_interval(secs => v_delay_seconds) end;
+
+  perform public._deletion_checkpoint(
+    p_request_id, p_stage, v_unit_key, 'failed', p_generation,
+    jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
+    v_error);
+
+  update public.community_deletion_requests r
+     set retry_count = v_streak,
+         retry_stage = p_stage,
+         last_error = v_error,
+         last_error_at = now(),
+         next_attempt_at = v_next,
+         blocked_at = case when v_exhausted then now() else r.blocked_at end,
+         blocked_reason = case when v_exhausted
+                               then public._deletion_bound_text(
+                                      format('%s consecutive failures at stage %s; last: %s', v_streak, p_stage, v_error), 4096)
+                               else r.blocked_reason end,
+         lease_owner = null,
+         lease_until = null,
+         updated_at = now()
+   where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;
+  if not found then
+    raise exception 'stale deletion lease for request % (owner %, generation %): cannot record failure',
+      p_request_id, p_owner, p_generation
+      using errcode = 'DL4L1';
+  end if;
+  return jsonb_build_object('blocked', v_exhausted, 'retry_count', v_streak, 'next_attempt_at', v_next);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+
+--
+-- Name: storage_taxonomy_sweeps; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.storage_taxonomy_sweeps (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    completed_at timestamp with time zone NOT NULL,
+    listed_objects bigint NOT NULL,
+    unknown_object_count bigint NOT NULL,
+    unknown_key_sample jsonb DEFAULT '[]'::jsonb NOT NULL,
+    object_cap bigint NOT NULL,
+    truncated boolean DEFAULT false NOT NULL,
+    CONSTRAINT storage_taxonomy_sweeps_cap_is_positive CHECK ((object_cap > 0)),
+    CONSTRAINT storage_taxonomy_sweeps_counts_are_consistent CHECK (((listed_objects >= 0) AND (unknown_object_count >= 0) AND (unknown_object_count <= listed_objects))),
+    CONSTRAINT storage_taxonomy_sweeps_sample_is_array CHECK ((jsonb_typeof(unknown_key_sample) = 'array'::text)),
+    CONSTRAINT storage_taxonomy_sweeps_times_are_ordered CHECK ((started_at <= completed_at))
+);
+
+
+ALTER TABLE public.storage_taxonomy_sweeps OWNER TO postgres;
+
+--
+-- Name: deletion_record_taxonomy_sweep(timestamp with time zone, bigint, bigint, jsonb, bigint, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) RETURNS public.storage_taxonomy_sweeps
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_now timestamptz := clock_timestamp();
+  v_row public.storage_taxonomy_sweeps;
+begin
+  if p_started_at is null or p_started_at > v_now + interval '5 minutes' then
+    raise exception 'taxonomy sweep start % is missing or in the future', p_started_at
+      using errcode = 'DL1I1', hint = 'Check the sweeper host''s clock.';
+  end if;
+  if p_unknown_key_sample is null or jsonb_typeof(p_unknown_key_sample) <> 'array'
+     or jsonb_array_length(p_unknown_key_sample) > 100 then
+    raise exception 'taxonomy sweep sample must be a JSON array of at most 100 keys'
+      using errcode = 'DL1I1';
+  end if;
+  insert into public.storage_taxonomy_sweeps
+    (started_at, completed_at, listed_objects, unknown_object_count, unknown_key_sample, object_cap, truncated)
+  values (least(p_started_at, v_now), v_now, p_listed_objects, p_unknown_object_count, p_unknown_key_sample,
+          p_object_cap, coalesce(p_truncated, false))
+  returning * into v_row;
+  return v_row;
+exception when check_violation or not_null_violation then
+  raise exception 'taxonomy sweep counts are inconsistent (listed %, unknown %, cap %)',
+    p_listed_objects, p_unknown_object_count, p_object_cap using errcode = 'DL1I1';
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_register_scoped_table(regclass, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_schema text;
+  v_name text;
+  v_kind text;
+begin
+  if p_table is null or p_purge_order is null or p_purge_order <= 0 then
+    raise exception 'deletion_register_scoped_table needs a table and a positive purge order'
+      using errcode = 'DL1I1';
+  end if;
+  select n.nspname, c.relname into v_schema, v_name
+    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+   where c.oid = p_table and c.relkind in ('r', 'p') and not c.relispartition;
+  if v_schema is distinct from 'public' then
+    raise exception 'cannot register % as community-scoped: only ordinary tables in schema public can be registered', p_table
+      using errcode = 'DL7C1';
+  end if;
+  if not exists (select 1 from pg_catalog.pg_attribute a
+                  where a.attrelid = p_table and a.attname = 'community_id' and not a.attisdropped
+                    and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull) then
+    raise exception 'cannot register % as community-scoped: it has no community_id uuid NOT NULL column', p_table
+      using errcode = 'DL7C1',
+            hint = 'Scoped tables carry community_id uuid not null references communities.';
+  end if;
+  if not public._deletion_has_community_index(p_table) then
+    raise exception 'cannot register % as community-scoped: no valid index leads with community_id', p_table
+      using errcode = 'DL7C1',
+            hint = 'Create an index (or primary key) whose first column is community_id first.';
+  end if;
+  select r.kind into v_kind from public.community_deletion_tables r where r.table_name = v_name;
+  if v_kind is not null and v_kind <> 'scoped' then
+    raise exception 'cannot register % as community-scoped: it is registered as %', p_table, v_kind
+      using errcode = 'DL7C1';
+  end if;
+  insert into public.community_deletion_tables (table_name, kind, purge_order)
+  values (v_name, 'scoped', p_purge_order)
+  on conflict (table_name) do update set purge_order = excluded.purge_order
+    where public.community_deletion_tables.purge_order is distinct from excluded.purge_order;
+  execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
+  execute format('create trigger _010_community_write_fence before insert or update or delete on public.%I '
+                 'for each row execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_register_unscoped_table(regclass, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_schema text;
+  v_name text;
+  v_kind text;
+begin
+  if p_table is null or p_kind is null or p_kind not in ('provenance', 'control_plane')
+     or p_note is null or pg_catalog.btrim(p_note) = '' then
+    raise exception 'deletion_register_unscoped_table needs a table, kind provenance|control_plane and a note'
+      using errcode = 'DL1I1';
+  end if;
+  select n.nspname, c.relname into v_schema, v_name
+    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+   where c.oid = p_table and c.relkind in ('r', 'p') and not c.relispartition;
+  if v_schema is distinct from 'public' then
+    raise exception 'cannot register %: only ordinary tables in schema public can be registered', p_table
+      using errcode = 'DL7C1';
+  end if;
+  if p_kind = 'provenance' and (
+       not exists (select 1 from pg_catalog.pg_attribute a
+                    where a.attrelid = p_table and a.attname = 'community_id' and not a.attisdropped
+                      and not a.attnotnull)
+       or not public._deletion_has_community_index(p_table)) then
+    raise exception 'cannot register % as provenance: it needs a nullable community_id and an index leading with it', p_table
+      using errcode = 'DL7C1';
+  end if;
+  select r.kind into v_kind from public.community_deletion_tables r where r.table_name = v_name;
+  if v_kind is not null and v_kind <> p_kind then
+    raise exception 'cannot register % as %: it is registered as %', p_table, p_kind, v_kind
+      using errcode = 'DL7C1';
+  end if;
+  insert into public.community_deletion_tables (table_name, kind, purge_order, note)
+  values (v_name, p_kind, null, p_note)
+  on conflict (table_name) do nothing;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_release(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  update public.community_deletion_requests r
+     set lease_owner = null, lease_until = null, updated_at = now()
+   where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;
+  return found;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: community_serving_write_leases; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.community_serving_write_leases (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    community_id uuid NOT NULL,
+    operation text NOT NULL,
+    owner text NOT NULL,
+    generation bigint DEFAULT 1 NOT NULL,
+    fence_generation bigint NOT NULL,
+    acquired_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+    lease_until timestamp with time zone NOT NULL,
+    CONSTRAINT community_serving_write_leases_generation_is_positive CHECK ((generation > 0)),
+    CONSTRAINT community_serving_write_leases_operation_is_present CHECK (((btrim(operation) <> ''::text) AND (length(operation) <= 128))),
+    CONSTRAINT community_serving_write_leases_owner_is_present CHECK (((btrim(owner) <> ''::text) AND (length(owner) <= 256)))
+);
+
+
+ALTER TABLE public.community_serving_write_leases OWNER TO postgres;
+
+--
+-- Name: deletion_serving_lease_acquire(uuid, text, text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer DEFAULT 60) RETURNS public.community_serving_write_leases
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_state text;
+  v_generation bigint;
+  v_lease public.community_serving_write_leases;
+begin
+  perform public._deletion_require_read_committed('deletion_serving_lease_acquire');
+  if p_community is null or p_operation is null or pg_catalog.btrim(p_operation) = ''
+     or p_owner is null or pg_catalog.btrim(p_owner) = ''
+     or p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
+    raise exception 'serving lease acquisition needs a community, an operation, an owner and 1..3600 lease seconds'
+      using errcode = 'DL1I1';
+  end if;
+  perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  if not found then
+    raise exception 'community % does not exist', p_community using errcode = 'DL1N2';
+  end if;
+  if v_state <> 'active' then
+    raise exception 'community write refused: community % is % and admits no new serving-write lease (operation %)',
+      p_community, v_state, p_operation
+      using errcode = 'DL5S1',
+            hint = 'The community is being deleted; new external side effects are not admitted.';
+  end if;
+  insert into public.community_serving_write_leases (community_id, operation, owner, fence_generation, lease_until)
+  values (p_community, p_operation, p_owner, v_generation, now() + pg_catalog.make_interval(secs => p_lease_seconds))
+  returning * into v_lease;
+  return v_lease;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_guard(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_community uuid;
+begin
+  perform public._deletion_require_read_committed('deletion_serving_lease_guard');
+  v_community := public._deletion_serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
+  insert into public.community_deletion_serving_write_grants (xact_id, community_id, lease_id, fence_generation)
+  values (pg_catalog.pg_current_xact_id(), v_community, p_lease_id, p_fence_generation)
+  on conflict (xact_id, community_id) do update
+    set lease_id = excluded.lease_id, fence_generation = excluded.fence_generation, granted_at = now();
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_reap(integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_reap(p_limit integer DEFAULT 1000) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_count integer;
+begin
+  if p_limit is null or p_limit not between 1 and 10000 then
+    raise exception 'serving lease reap limit must be 1..10000, got %', p_limit using errcode = 'DL1I1';
+  end if;
+  with expired as (
+    select l.id from public.community_serving_write_leases l
+     where l.lease_until < now()
+     order by l.lease_until
+     limit p_limit
+     for update skip locked)
+  delete from public.community_serving_write_leases l using expired where l.id = expired.id;
+  get diagnostics v_count = row_count;
+  delete from public.community_deletion_serving_write_grants g
+   where pg_catalog.pg_xact_status(g.xact_id) is distinct from 'in progress';
+  return v_count;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_reap(p_limit integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_release(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  delete from public.community_serving_write_leases l
+   where l.id = p_lease_id and l.owner = p_owner and l.generation = p_generation
+     and l.fence_generation = p_fence_generation;
+  return found;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_renew(uuid, text, bigint, bigint, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer DEFAULT 60) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_community uuid;
+  v_until timestamptz;
+begin
+  perform public._deletion_require_read_committed('deletion_serving_lease_renew');
+  if p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
+    raise exception 'serving lease renewal needs 1..3600 lease seconds' using errcode = 'DL1I1';
+  end if;
+  select l.community_id into v_community from public.community_serving_write_leases l where l.id = p_lease_id;
+  if v_community is not null then
+    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(v_community));
+    update public.community_serving_write_leases l
+       set lease_until = now() + pg_catalog.make_interval(secs => p_lease_seconds),
+           heartbeat_at = now()
+      from public.communities c
+     where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
+       and l.generation = p_generation and l.fence_generation = p_fence_generation
+       and l.lease_until >= now()
+       and c.id = l.community_id and c.deletion_state in ('active', 'quiescing')
+       and c.deletion_fence_generation = l.fence_generation
+    returning l.lease_until into v_until;
+  end if;
+  if v_until is null then
+    raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
+      p_lease_id, p_owner, p_generation, p_fence_generation
+      using errcode = 'DL5S1',
+            hint = 'The lease expired, was released, or the community was fenced: stop the protected effect.';
+  end if;
+  return v_until;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_stats(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_stats() RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select pg_catalog.jsonb_build_object(
+    'active', count(*) filter (where l.lease_until >= now()),
+    'expired', count(*) filter (where l.lease_until < now()),
+    'dead_tuples', coalesce((select s.n_dead_tup from pg_catalog.pg_stat_user_tables s
+                              where s.relid = 'public.community_serving_write_leases'::pg_catalog.regclass), 0))
+  from public.community_serving_write_leases l
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_stats() OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_serving_lease_verify(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  perform public._deletion_require_read_committed('deletion_serving_lease_verify');
+  perform public._deletion_serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_stamp_key_chunk(uuid, text, bigint, bigint, integer, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_entry_count integer;
+begin
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: chunk detail must be a JSON object', p_request_id using errcode = 'DL1I1';
+  end if;
+  update public.community_deletion_manifest_keys k
+     set deleted_at = now()
+   where k.request_id = p_request_id and k.chunk_no = p_chunk_no and k.deleted_at is null
+  returning k.entry_count into v_entry_count;
+  if not found then
+    if exists (select 1 from public.community_deletion_manifest_keys k
+               where k.request_id = p_request_id and k.chunk_no = p_chunk_no) then
+      raise exception 'request % (community %): key chunk % is already stamped deleted',
+        p_request_id, v_request.community_id, p_chunk_no
+        using errcode = 'DL6F1';
+    end if;
+    raise exception 'request % (community %): there is no key chunk %', p_request_id, v_request.community_id, p_chunk_no
+      using errcode = 'DL6K1';
+  end if;
+  perform public._deletion_checkpoint(p_request_id, 'drained', 'chunk:' || p_chunk_no, 'completed', p_generation,
+    coalesce(p_detail, '{}'::jsonb) || jsonb_build_object('entries', v_entry_count));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: community_deletion_storage_taxonomy; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.community_deletion_storage_taxonomy (
+    name text NOT NULL,
+    scope text NOT NULL,
+    prefix_template text NOT NULL,
+    key_pattern text NOT NULL,
+    writer text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    CONSTRAINT community_deletion_storage_taxonomy_owned_prefix_has_community CHECK (((scope = 'owned'::text) = (prefix_template ~~ '%{community}/'::text))),
+    CONSTRAINT community_deletion_storage_taxonomy_pattern_is_anchored CHECK (((key_pattern ~~ '^%'::text) AND (key_pattern ~~ '%$'::text))),
+    CONSTRAINT community_deletion_storage_taxonomy_scope_is_valid CHECK ((scope = ANY (ARRAY['owned'::text, 'shared'::text])))
+);
+
+
+ALTER TABLE public.community_deletion_storage_taxonomy OWNER TO postgres;
+
+--
+-- Name: deletion_storage_taxonomy(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_storage_taxonomy() RETURNS SETOF public.community_deletion_storage_taxonomy
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select * from public.community_deletion_storage_taxonomy order by name
+$$;
+
+
+ALTER FUNCTION public.deletion_storage_taxonomy() OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_submit(text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text DEFAULT NULL::text) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_host text := public._deletion_require_text(p_host, 'host', 253);
+  v_requested_by text := public._deletion_require_text(p_requested_by, 'requested_by', 512);
+  v_reason text := public._deletion_bound_text(nullif(btrim(p_reason), ''), 4096);
+  v_community public.communities;
+  v_request public.community_deletion_requests;
+begin
+  select c.* into v_community from public.communities c where lower(c.host) = lower(v_host);
+  if not found then
+    raise exception 'community deletion: no community has host %', v_host
+      using errcode = 'DL1N2';
+  end if;
+  if v_community.deletion_state <> 'active' or v_community.deleted_at is not null then
+    raise exception 'community % (%) is %, only an active community can be submitted for deletion',
+      v_community.host, v_community.id,
+      case when v_community.deleted_at is not null then 'deleted' else v_community.deletion_state end
+      using errcode = 'DL2C1';
+  end if;
+
+  insert into public.community_deletion_requests (community_id, community_host, requested_by, reason)
+  values (v_community.id, v_community.host, v_requested_by, v_reason)
+  on conflict (community_id) where stage <> 'aborted' do nothing
+  returning * into v_request;
+  if found then
+    return v_request;
+  end if;
+
+  select r.* into v_request from public.community_deletion_requests r
+   where r.community_id = v_community.id and r.stage <> 'aborted';
+  if v_request.stage = 'submitted' and public._deletion_same_operator(v_request.requested_by, v_requested_by) then
+    return v_request;
+  end if;
+  raise exception 'community % (%) already has deletion request % at stage %, requested by %',
+    v_community.host, v_community.id, v_request.id, v_request.stage, v_request.requested_by
+    using errcode = 'DL2C2',
+          hint = 'Inspect the open request with deletion_inspect; abort it first if it must be replaced.';
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_unblock(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) RETURNS public.community_deletion_requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_unblocked_by text := public._deletion_require_text(p_unblocked_by, 'unblocked_by', 512);
+  v_reason text := public._deletion_bound_text(public._deletion_require_text(p_reason, 'reason', 100000), 4096);
+  v_request public.community_deletion_requests;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if public._deletion_stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%) and cannot resume', p_request_id, v_request.stage
+      using errcode = 'DL2T1';
+  end if;
+  if v_request.blocked_at is null then
+    raise exception 'deletion request % is not blocked', p_request_id
+      using errcode = 'DL2B2';
+  end if;
+  if v_request.lease_owner is not null and v_request.lease_until >= now() then
+    raise exception 'deletion request % is still leased by % (generation %) until %',
+      p_request_id, v_request.lease_owner, v_request.lease_generation, v_request.lease_until
+      using errcode = 'DL4L2',
+            hint = 'Stop that executor or wait for its lease to expire, then unblock.';
+  end if;
+
+  perform public._deletion_checkpoint(
+    v_request.id, v_request.stage, 'operator_unblock:' || gen_random_uuid()::text, 'completed',
+    v_request.lease_generation,
+    jsonb_build_object(
+      'unblocked_by', v_unblocked_by,
+      'reason', v_reason,
+      'previous_block', v_request.blocked_reason,
+      'previous_blocked_at', v_request.blocked_at,
+      'previous_retry_count', v_request.retry_count));
+
+  update public.community_deletion_requests r
+     set blocked_at = null,
+         blocked_reason = null,
+         retry_count = 0,
+         retry_stage = null,
+         last_error = null,
+         last_error_at = null,
+         next_attempt_at = now(),
+         lease_owner = null,
+         lease_until = null,
+         updated_at = now()
+   where r.id = p_request_id and r.blocked_at is not null
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_validate_catalog(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_validate_catalog() RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_live text[] := public._deletion_live_community_tables();
+  v_fenced text[] := public._deletion_live_fenced_tables();
+  v_registered text[];
+  v_scoped text[];
+  v_missing text[];
+  v_unknown text[];
+  v_unfenced text[];
+  v_stray_fences text[];
+  v_bad_column text[];
+  v_unindexed text[];
+  v_problems text[] := '{}';
+begin
+  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}'),
+         coalesce(array_agg(r.table_name order by r.table_name collate "C") filter (where r.kind = 'scoped'), '{}')
+    into v_registered, v_scoped
+    from public.community_deletion_tables r;
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_missing
+    from unnest(v_registered) x where x <> all (v_live);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unknown
+    from unnest(v_live) x where x <> all (v_registered);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unfenced
+    from unnest(v_scoped) x where x <> all (v_fenced) and x = any (v_live);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
+    from unnest(v_fenced) x where x <> all (v_scoped);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
+    from unnest(v_scoped) x
+   where x = any (v_live) and not exists (
+     select 1 from pg_catalog.pg_attribute a
+      where a.attrelid = pg_catalog.to_regclass(format('public.%I', x)) and a.attname = 'community_id'
+        and not a.attisdropped and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unindexed
+    from unnest(v_scoped) x
+   where x = any (v_live) and not public._deletion_has_community_index(pg_catalog.to_regclass(format('public.%I', x)));
+
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('registered but missing: %s', array_to_string(v_missing, ', '));
+  end if;
+  if cardinality(v_unknown) > 0 then
+    v_problems := v_problems || format('unregistered tables with community_id: %s', array_to_string(v_unknown, ', '));
+  end if;
+  if cardinality(v_unfenced) > 0 then
+    v_problems := v_problems || format('scoped tables without the write fence: %s', array_to_string(v_unfenced, ', '));
+  end if;
+  if cardinality(v_stray_fences) > 0 then
+    v_problems := v_problems || format('write fence on unregistered tables: %s', array_to_string(v_stray_fences, ', '));
+  end if;
+  if cardinality(v_bad_column) > 0 then
+    v_problems := v_problems || format('scoped tables whose community_id is not uuid not null: %s', array_to_string(v_bad_column, ', '));
+  end if;
+  if cardinality(v_unindexed) > 0 then
+    v_problems := v_problems || format('scoped tables without an index leading with community_id: %s', array_to_string(v_unindexed, ', '));
+  end if;
+  if cardinality(v_problems) > 0 then
+    raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
+      using errcode = 'DL7C1',
+            detail = pg_catalog.jsonb_build_object(
+              'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
+              'stray_fences', v_stray_fences, 'bad_community_id', v_bad_column,
+              'unindexed', v_unindexed)::text,
+            hint = 'In a migration, register new tables (deletion_register_scoped_table / deletion_register_unscoped_table) or drop them, restore missing fences and indexes; then unblock the request (or abort it).';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_validate_catalog() OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_validate_serving_catalog(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_validate_serving_catalog() RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_problems text[] := '{}';
+  v_missing text[];
+  v_fenced text[] := public._deletion_live_fenced_tables();
+begin
+  select coalesce(array_agg(e.col order by e.col), '{}') into v_missing
+    from (values ('deleted_at', 'timestamp with time zone', false),
+                 ('deletion_fence_generation', 'bigint', true),
+                 ('deletion_state', 'text', true)) as e(col, typ, not_null)
+   where not exists (
+     select 1 from pg_catalog.pg_attribute a
+      where a.attrelid = pg_catalog.to_regclass('public.communities') and a.attname = e.col
+        and not a.attisdropped and pg_catalog.format_type(a.atttypid, a.atttypmod) = e.typ
+        and a.attnotnull = e.not_null);
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('communities lifecycle columns missing or incompatible: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  select coalesce(array_agg(t order by t), '{}') into v_missing
+    from unnest(array['communities', 'community_deletion_requests', 'community_serving_write_leases',
+                      'community_deletion_serving_write_grants', 'community_deletion_tables']) t
+   where pg_catalog.to_regclass(format('public.%I', t)) is null;
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('tables missing: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  select coalesce(array_agg(f order by f), '{}') into v_missing
+    from unnest(array['public._deletion_community_lock_key(uuid)',
+                      'public.community_write_allowed(uuid)',
+                      'public.assert_community_write_allowed(uuid)',
+                      'public.tg_scoped_table__enforce_write_fence()',
+                      'public.tg_communities__protect_lifecycle()',
+                      'public.deletion_serving_lease_acquire(uuid,text,text,integer)',
+                      'public.deletion_serving_lease_renew(uuid,text,bigint,bigint,integer)',
+                      'public.deletion_serving_lease_verify(uuid,text,bigint,bigint)',
+                      'public.deletion_serving_lease_release(uuid,text,bigint,bigint)',
+                      'public.deletion_serving_lease_guard(uuid,text,bigint,bigint)']) f
+   where pg_catalog.to_regprocedure(f) is null;
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('functions missing: %s', array_to_string(v_missing, ', '));
+  elsif (select p.provolatile from pg_catalog.pg_proc p
+          where p.oid = pg_catalog.to_regprocedure('public.community_write_allowed(uuid)')) <> 'v' then
+    v_problems := v_problems || 'community_write_allowed(uuid) must be volatile (it takes the community lock)'::text;
+  end if;
+
+  if not exists (
+    select 1 from pg_catalog.pg_trigger t
+     where t.tgrelid = pg_catalog.to_regclass('public.communities') and not t.tgisinternal
+       and t.tgenabled in ('O', 'A')
+       and t.tgfoid = pg_catalog.to_regprocedure('public.tg_communities__protect_lifecycle()')) then
+    v_problems := v_problems || 'the lifecycle/tombstone guard trigger on communities is missing or disabled'::text;
+  end if;
+
+  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_missing
+    from public.community_deletion_tables r
+   where r.kind = 'scoped' and r.table_name <> all (v_fenced);
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('registered scoped tables without the write fence: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  if cardinality(v_problems) > 0 then
+    raise exception 'community serving catalog not ready: %', array_to_string(v_problems, '; ')
+      using errcode = 'DL7C1',
+            hint = 'Apply the engine migrations (db/migrations) before serving traffic.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_validate_serving_catalog() OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_verify_postgres_absence(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+  v_checked integer;
+begin
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
+  v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
+  perform public._deletion_checkpoint(p_request_id, 'cache_purged', 'verify_postgres_absence', 'completed', p_generation,
+    jsonb_build_object('tables_checked', v_checked, 'fence_generation', p_fence_generation));
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: deletion_verify_token(uuid, text, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+begin
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  if v_request.fence_generation is not null then
+    perform public._deletion_verify_lease_and_fence(
+      p_request_id, p_owner, p_generation, p_stage, v_request.fence_generation);
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_communities__protect_lifecycle(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_communities__protect_lifecycle() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_engine boolean := current_user = 'community_deletion_owner';
+begin
+  if tg_op = 'DELETE' then
+    if old.deletion_state <> 'active' then
+      raise exception 'community % is % and cannot be deleted', old.id, old.deletion_state
+        using errcode = 'DL8T1',
+              hint = case when old.deletion_state = 'tombstone'
+                          then 'A tombstone is permanent evidence of a completed deletion.'
+                          else 'Abort the deletion request (deletion_abort) first.' end;
+    end if;
+    return old;
+  end if;
+
+  if tg_op = 'UPDATE' and old.deletion_state = 'tombstone' then
+    if not v_engine
+       or new.deletion_state is distinct from old.deletion_state
+       or new.deletion_fence_generation is distinct from old.deletion_fence_generation
+       or new.deleted_at is distinct from old.deleted_at
+       or new.host is distinct from old.host
+       or new.id is distinct from old.id then
+      raise exception 'community % is a tombstone and cannot be changed', old.id
+        using errcode = 'DL8T1',
+              hint = 'A tombstone is permanent: it cannot be revived, renamed or reused.';
+    end if;
+    return new;
+  end if;
+
+  if (tg_op = 'INSERT' or new.host is distinct from old.host)
+     and exists (select 1 from public.communities c
+                  where pg_catalog.lower(c.host) = pg_catalog.lower(new.host)
+                    and c.deletion_state = 'tombstone') then
+    raise exception 'host % belongs to a deleted community and is reserved forever', new.host
+      using errcode = 'DL8T2',
+            hint = 'Choose another host; a tombstoned community''s host is never reused.';
+  end if;
+
+  if tg_op = 'INSERT' then
+    if new.deletion_state <> 'active' or new.deleted_at is not null then
+      raise exception 'a new community (host %) must start active and not deleted', new.host
+        using errcode = 'DL8T1';
+    end if;
+    return new;
+  end if;
+
+  if not v_engine then
+    if old.deletion_state <> 'active' then
+      raise exception 'community % is % and cannot be changed outside the deletion engine', old.id, old.deletion_state
+        using errcode = 'DL8T1',
+              hint = 'Abort the deletion request (deletion_abort) to return the community to active.';
+    end if;
+    if new.deletion_state is distinct from old.deletion_state
+       or new.deletion_fence_generation is distinct from old.deletion_fence_generation
+       or new.deleted_at is distinct from old.deleted_at then
+      raise exception 'lifecycle columns of community % change only through the deletion engine', old.id
+        using errcode = 'DL8T1',
+              hint = 'Use deletion_submit / deletion_abort; deletion_state, deletion_fence_generation and deleted_at are engine-owned.';
+    end if;
+    return new;
+  end if;
+
+  if new.deletion_fence_generation < old.deletion_fence_generation
+     or not (new.deletion_state = old.deletion_state
+             or (old.deletion_state, new.deletion_state) in (
+                  ('active', 'quiescing'), ('quiescing', 'fenced'), ('fenced', 'tombstone'),
+                  ('quiescing', 'active'), ('fenced', 'active'))) then
+    raise exception 'illegal community lifecycle change % -> % (fence generation % -> %) for community %',
+      old.deletion_state, new.deletion_state, old.deletion_fence_generation, new.deletion_fence_generation, old.id
+      using errcode = 'DL8T1';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_communities__protect_lifecycle() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_approvals__check_approval(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_approvals__check_approval() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_request public.community_deletion_requests;
+begin
+  select r.* into v_request from public.community_deletion_requests r where r.id = new.request_id;
+  if not found then
+    return new; -- the foreign key reports the missing request
+  end if;
+  if v_request.stage <> 'inventoried' then
+    raise exception 'deletion request % is at stage %, approvals are recorded only at inventoried',
+      v_request.id, v_request.stage
+      using errcode = 'DL2S1';
+  end if;
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', v_request.id, v_request.blocked_reason
+      using errcode = 'DL2B1',
+            hint = 'Remediate the cause and run deletion_unblock before approving.';
+  end if;
+  if public._deletion_same_operator(new.approved_by, v_request.requested_by) then
+    raise exception 'deletion request %: % requested it and cannot also approve it', v_request.id, new.approved_by
+      using errcode = 'DL3A1',
+            hint = 'A second operator must approve.';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_approvals__check_approval() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_approvals__refuse_change(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_approvals__refuse_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'approval of deletion request % is immutable evidence (% refused)', old.request_id, lower(tg_op)
+    using errcode = 'DL6F1';
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_approvals__refuse_change() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_checkpoints__protect(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_checkpoints__protect() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op = 'DELETE' then
+    raise exception 'checkpoint % of deletion request % is evidence and cannot be deleted', old.unit_key, old.request_id
+      using errcode = 'DL6F1';
+  end if;
+  if new.request_id is distinct from old.request_id or new.stage is distinct from old.stage
+     or new.unit_key is distinct from old.unit_key or new.started_at is distinct from old.started_at
+     or new.attempts < old.attempts then
+    raise exception 'checkpoint % of deletion request %: identity, start time and attempts are frozen',
+      old.unit_key, old.request_id
+      using errcode = 'DL6F1';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_checkpoints__protect() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_manifest_keys__forbid_truncate(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'community_deletion_manifest_keys cannot be truncated'
+    using errcode = 'DL6F1',
+          hint = 'Key chunks are cleared per request by deletion_clear_key_chunks or dropped at terminal cleanup.';
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_manifest_keys__guard(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_manifest_keys__guard() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_row public.community_deletion_manifest_keys := case when tg_op = 'DELETE' then old else new end;
+  v_stage text;
+  v_frozen boolean;
+  v_community uuid;
+begin
+  select r.stage, r.destructive_storage_manifest is not null, r.community_id
+    into v_stage, v_frozen, v_community
+  from public.community_deletion_requests r
+  where r.id = v_row.request_id
+  for share;
+  if not found then
+    -- Let the foreign key report the missing request.
+    return v_row;
+  end if;
+
+  if tg_op = 'INSERT' then
+    if v_frozen then
+      raise exception 'key chunk % of request % refused: the destructive manifest is already frozen',
+        new.chunk_no, new.request_id
+        using errcode = 'DL6F1';
+    end if;
+    if v_stage <> 'fenced' then
+      raise exception 'key chunk % of request % refused: chunks are appended only at stage fenced (request is %)',
+        new.chunk_no, new.request_id, v_stage
+        using errcode = 'DL2S1';
+    end if;
+    perform public._deletion_check_key_chunk(new, v_community);
+    return new;
+  end if;
+
+  if tg_op = 'UPDATE' then
+    if old.deleted_at is null and new.deleted_at is not null
+       and (new.request_id, new.chunk_no, new.prefix, new.entries, new.entry_count, new.created_at)
+           is not distinct from (old.request_id, old.chunk_no, old.prefix, old.entries, old.entry_count, old.created_at)
+       and v_frozen and v_stage = 'drained' then
+      return new;
+    end if;
+    raise exception 'key chunk % of request % is immutable: only a single deleted_at stamp at stage drained after the freeze is allowed',
+      old.chunk_no, old.request_id
+      using errcode = 'DL6F1';
+  end if;
+
+  -- DELETE
+  if (v_stage = 'fenced' and not v_frozen)
+     or v_stage in ('logically_verified', 'retention_pending', 'aborted') then
+    return old;
+  end if;
+  raise exception 'key chunk % of request % cannot be deleted at stage % (destructive manifest frozen: %)',
+    old.chunk_no, old.request_id, v_stage, v_frozen
+    using errcode = 'DL6F1',
+          hint = 'Frozen key chunks are dropped only by deletion_mark_logically_verified.';
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_manifest_keys__guard() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_requests__freeze_destructive_manifest(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if old.destructive_storage_manifest is not null or old.destructive_storage_frozen_at is not null then
+    raise exception 'the destructive storage manifest of request % is frozen and cannot be changed', old.id
+      using errcode = 'DL6F1';
+  end if;
+  if old.stage <> 'fenced' or new.stage <> 'fenced' then
+    raise exception 'the destructive storage manifest of request % can be frozen only at stage fenced (request is %)',
+      old.id, old.stage
+      using errcode = 'DL2S1';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_requests__protect_frozen_fields(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_field text;
+begin
+  if public._deletion_stage_is_terminal(old.stage) and new is distinct from old then
+    v_field := 'any column (the request is terminal: ' || old.stage || ')';
+  elsif new.id is distinct from old.id then
+    v_field := 'id';
+  elsif new.community_id is distinct from old.community_id then
+    v_field := 'community_id';
+  elsif new.community_host is distinct from old.community_host then
+    v_field := 'community_host';
+  elsif new.requested_by is distinct from old.requested_by then
+    v_field := 'requested_by';
+  elsif new.reason is distinct from old.reason then
+    v_field := 'reason';
+  elsif new.created_at is distinct from old.created_at then
+    v_field := 'created_at';
+  elsif old.schema_manifest is not null and new.schema_manifest is distinct from old.schema_manifest then
+    v_field := 'schema_manifest';
+  elsif old.storage_manifest is not null and new.storage_manifest is distinct from old.storage_manifest then
+    v_field := 'storage_manifest';
+  elsif old.inventory_manifest is not null and new.inventory_manifest is distinct from old.inventory_manifest then
+    v_field := 'inventory_manifest';
+  elsif old.inventory_digest is not null and new.inventory_digest is distinct from old.inventory_digest then
+    v_field := 'inventory_digest';
+  elsif old.inventory_frozen_at is not null and new.inventory_frozen_at is distinct from old.inventory_frozen_at then
+    v_field := 'inventory_frozen_at';
+  elsif old.destructive_storage_manifest is not null
+        and new.destructive_storage_manifest is distinct from old.destructive_storage_manifest then
+    v_field := 'destructive_storage_manifest';
+  elsif old.destructive_storage_frozen_at is not null
+        and new.destructive_storage_frozen_at is distinct from old.destructive_storage_frozen_at then
+    v_field := 'destructive_storage_frozen_at';
+  elsif old.quiescing_started_at is not null
+        and (new.quiescing_started_at is distinct from old.quiescing_started_at
+             or new.pre_quiesce_archived_at is distinct from old.pre_quiesce_archived_at) then
+    v_field := 'the pre-quiesce capture (quiescing_started_at, pre_quiesce_archived_at)';
+  elsif new.lease_generation < old.lease_generation then
+    v_field := 'lease_generation (it never decreases)';
+  elsif old.fence_generation is not null
+        and (new.fence_generation is null or new.fence_generation < old.fence_generation) then
+    v_field := 'fence_generation (it never decreases)';
+  end if;
+  if v_field is not null then
+    raise exception 'deletion request % is frozen: % cannot change', old.id, v_field
+      using errcode = 'DL6F1';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_requests__refuse_delete(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_requests__refuse_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'deletion request % is evidence and cannot be deleted', old.id
+    using errcode = 'DL6F1';
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_requests__refuse_delete() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_community_deletion_requests__stage_moves_forward(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_community_deletion_requests__stage_moves_forward() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if new.stage is distinct from public._deletion_next_stage(old.stage)
+     and not (new.stage = 'aborted' and old.stage in ('approved', 'fenced')) then
+    raise exception 'deletion request %: illegal stage change % -> %', old.id, old.stage, new.stage
+      using errcode = 'DL2S1';
+  end if;
+  return null;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_community_deletion_requests__stage_moves_forward() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_control_plane__refuse_truncate(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_control_plane__refuse_truncate() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'table % holds deletion evidence and cannot be truncated', tg_table_name
+    using errcode = 'DL6F1';
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_control_plane__refuse_truncate() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__lock_schema_destruction(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_ddl__lock_schema_destruction() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if not public._deletion_ddl_tag_is_deferred(tg_tag) then
+    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_ddl__lock_schema_destruction() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__lock_schema_destruction_created(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_ddl__lock_schema_destruction_created() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
+     and exists (select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
+                  where c.schema_name is distinct from 'pg_temp') then
+    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_ddl__lock_schema_destruction_created() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__lock_schema_destruction_dropped(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_ddl__lock_schema_destruction_dropped() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if exists (select 1 from pg_catalog.pg_event_trigger_dropped_objects() d where not d.is_temporary) then
+    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_ddl__lock_schema_destruction_dropped() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_events__guard_read_state_delete(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
 CREATE FUNCTION public.tg_events__guard_read_state_delete() RETURNS trigger
@@ -51,11 +3711,58 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_events__guard_read_state_delete() OWNER TO postgres;
+ALTER FUNCTION public.tg_events__guard_read_state_delete() OWNER TO community_deletion_owner;
 
-SET default_tablespace = '';
+--
+-- Name: tg_scoped_table__enforce_write_fence(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
 
-SET default_table_access_method = heap;
+CREATE FUNCTION public.tg_scoped_table__enforce_write_fence() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_community uuid;
+  v_state text;
+  v_pass integer := 1;
+begin
+  if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
+    perform public._deletion_require_read_committed(tg_table_name);
+  end if;
+  if tg_op = 'DELETE' then
+    v_community := old.community_id;
+  else
+    v_community := new.community_id;
+  end if;
+  loop
+    if v_community is not null then
+      -- = public._deletion_community_lock_key(v_community), inlined: the function's
+      -- SET search_path makes every call several microseconds; equality is
+      -- pinned by db/tests/write_fence/fence_uses_the_community_lock_key.test.sql.
+      perform pg_catalog.pg_advisory_xact_lock_shared(
+        ('x' || pg_catalog.left(pg_catalog.replace(v_community::text, '-', ''), 16))::bit(64)::bigint
+        # 7165065848772979813::bigint);
+      select c.deletion_state into v_state from public.communities c where c.id = v_community;
+      if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
+        raise exception 'community write refused: % on %.% for community % (%)',
+          tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing')
+          using errcode = '55000',
+                hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
+      end if;
+    end if;
+    exit when tg_op <> 'UPDATE' or v_pass = 2 or old.community_id is not distinct from new.community_id;
+    v_pass := 2;
+    v_community := old.community_id;
+  end loop;
+  if tg_op = 'DELETE' then
+    return old;
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
 
 --
 -- Name: api_tokens; Type: TABLE; Schema: public; Owner: postgres
@@ -193,25 +3900,6 @@ CREATE TABLE public.community_bans (
 ALTER TABLE public.community_bans OWNER TO postgres;
 
 --
--- Name: community_deletion_approvals; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_approvals (
-    request_id uuid NOT NULL,
-    community_id uuid NOT NULL,
-    inventory_digest text NOT NULL,
-    approved_by text NOT NULL,
-    note text,
-    not_before timestamp with time zone NOT NULL,
-    approved_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT community_deletion_approvals_approved_by_is_present CHECK (((btrim(approved_by) <> ''::text) AND (length(approved_by) <= 512))),
-    CONSTRAINT community_deletion_approvals_not_before_after_approval CHECK ((not_before >= approved_at))
-);
-
-
-ALTER TABLE public.community_deletion_approvals OWNER TO postgres;
-
---
 -- Name: community_deletion_checkpoints; Type: TABLE; Schema: public; Owner: postgres
 --
 
@@ -273,82 +3961,19 @@ CREATE TABLE public.community_deletion_executor_heartbeats (
 ALTER TABLE public.community_deletion_executor_heartbeats OWNER TO postgres;
 
 --
--- Name: community_deletion_manifest_keys; Type: TABLE; Schema: public; Owner: postgres
+-- Name: community_deletion_serving_write_grants; Type: TABLE; Schema: public; Owner: postgres
 --
 
-CREATE TABLE public.community_deletion_manifest_keys (
-    request_id uuid NOT NULL,
-    chunk_no integer NOT NULL,
-    prefix text NOT NULL,
-    entries jsonb NOT NULL,
-    entry_count integer NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    deleted_at timestamp with time zone,
-    CONSTRAINT community_deletion_manifest_keys_chunk_is_not_empty CHECK ((entry_count > 0)),
-    CONSTRAINT community_deletion_manifest_keys_chunk_no_is_non_negative CHECK ((chunk_no >= 0)),
-    CONSTRAINT community_deletion_manifest_keys_entries_are_array CHECK (((jsonb_typeof(entries) = 'array'::text) AND (jsonb_array_length(entries) = entry_count))),
-    CONSTRAINT community_deletion_manifest_keys_prefix_is_present CHECK (((prefix <> ''::text) AND (prefix ~~ '%/'::text)))
-);
-
-
-ALTER TABLE public.community_deletion_manifest_keys OWNER TO postgres;
-
---
--- Name: community_deletion_requests; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_requests (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
+CREATE TABLE public.community_deletion_serving_write_grants (
+    xact_id xid8 NOT NULL,
     community_id uuid NOT NULL,
-    community_host text NOT NULL,
-    stage text DEFAULT 'submitted'::text NOT NULL,
-    requested_by text NOT NULL,
-    reason text,
-    schema_manifest jsonb,
-    storage_manifest jsonb,
-    inventory_manifest jsonb,
-    inventory_digest text,
-    inventory_frozen_at timestamp with time zone,
-    destructive_storage_manifest jsonb,
-    destructive_storage_frozen_at timestamp with time zone,
-    fence_generation bigint,
-    lease_owner text,
-    lease_generation bigint DEFAULT 0 NOT NULL,
-    lease_until timestamp with time zone,
-    attempts integer DEFAULT 0 NOT NULL,
-    retry_stage text,
-    retry_count integer DEFAULT 0 NOT NULL,
-    last_error text,
-    last_error_at timestamp with time zone,
-    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
-    blocked_at timestamp with time zone,
-    blocked_reason text,
-    pre_quiesce_archived_at timestamp with time zone,
-    quiescing_started_at timestamp with time zone,
-    aborted_by text,
-    abort_reason text,
-    aborted_at timestamp with time zone,
-    completed_at timestamp with time zone,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT community_deletion_requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
-    CONSTRAINT community_deletion_requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
-    CONSTRAINT community_deletion_requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
-    CONSTRAINT community_deletion_requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
-    CONSTRAINT community_deletion_requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT community_deletion_requests_fenced_stages_have_generation CHECK (((stage <> ALL (ARRAY['fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text])) OR (fence_generation IS NOT NULL))),
-    CONSTRAINT community_deletion_requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
-    CONSTRAINT community_deletion_requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
-    CONSTRAINT community_deletion_requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
-    CONSTRAINT community_deletion_requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
-    CONSTRAINT community_deletion_requests_retry_stage_is_valid CHECK ((retry_stage = ANY (ARRAY['approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text]))),
-    CONSTRAINT community_deletion_requests_stage_is_valid CHECK ((stage = ANY (ARRAY['submitted'::text, 'inventoried'::text, 'approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text, 'aborted'::text]))),
-    CONSTRAINT community_deletion_requests_terminal_holds_no_lease CHECK (((stage <> ALL (ARRAY['aborted'::text, 'retention_pending'::text])) OR (lease_owner IS NULL))),
-    CONSTRAINT community_deletion_requests_terminal_is_completed CHECK (((stage = ANY (ARRAY['aborted'::text, 'retention_pending'::text])) = (completed_at IS NOT NULL)))
+    lease_id uuid NOT NULL,
+    fence_generation bigint NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 
-ALTER TABLE public.community_deletion_requests OWNER TO postgres;
+ALTER TABLE public.community_deletion_serving_write_grants OWNER TO postgres;
 
 --
 -- Name: community_deletion_settings; Type: TABLE; Schema: public; Owner: postgres
@@ -370,25 +3995,6 @@ CREATE TABLE public.community_deletion_settings (
 ALTER TABLE public.community_deletion_settings OWNER TO postgres;
 
 --
--- Name: community_deletion_storage_taxonomy; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_storage_taxonomy (
-    name text NOT NULL,
-    scope text NOT NULL,
-    prefix_template text NOT NULL,
-    key_pattern text NOT NULL,
-    writer text NOT NULL,
-    description text DEFAULT ''::text NOT NULL,
-    CONSTRAINT community_deletion_storage_taxonomy_owned_prefix_has_community CHECK (((scope = 'owned'::text) = (prefix_template ~~ '%{community}/'::text))),
-    CONSTRAINT community_deletion_storage_taxonomy_pattern_is_anchored CHECK (((key_pattern ~~ '^%'::text) AND (key_pattern ~~ '%$'::text))),
-    CONSTRAINT community_deletion_storage_taxonomy_scope_is_valid CHECK ((scope = ANY (ARRAY['owned'::text, 'shared'::text])))
-);
-
-
-ALTER TABLE public.community_deletion_storage_taxonomy OWNER TO postgres;
-
---
 -- Name: community_deletion_tables; Type: TABLE; Schema: public; Owner: postgres
 --
 
@@ -406,28 +4012,6 @@ CREATE TABLE public.community_deletion_tables (
 
 
 ALTER TABLE public.community_deletion_tables OWNER TO postgres;
-
---
--- Name: community_serving_write_leases; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_serving_write_leases (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    community_id uuid NOT NULL,
-    operation text NOT NULL,
-    owner text NOT NULL,
-    generation bigint DEFAULT 1 NOT NULL,
-    fence_generation bigint NOT NULL,
-    acquired_at timestamp with time zone DEFAULT now() NOT NULL,
-    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
-    lease_until timestamp with time zone NOT NULL,
-    CONSTRAINT community_serving_write_leases_generation_is_positive CHECK ((generation > 0)),
-    CONSTRAINT community_serving_write_leases_operation_is_present CHECK (((btrim(operation) <> ''::text) AND (length(operation) <= 128))),
-    CONSTRAINT community_serving_write_leases_owner_is_present CHECK (((btrim(owner) <> ''::text) AND (length(owner) <= 256)))
-);
-
-
-ALTER TABLE public.community_serving_write_leases OWNER TO postgres;
 
 --
 -- Name: delivery_log; Type: TABLE; Schema: public; Owner: postgres
@@ -822,28 +4406,6 @@ ALTER TABLE public.scheduled_workflow_fires ALTER COLUMN id ADD GENERATED ALWAYS
 
 
 --
--- Name: storage_taxonomy_sweeps; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.storage_taxonomy_sweeps (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    started_at timestamp with time zone NOT NULL,
-    completed_at timestamp with time zone NOT NULL,
-    listed_objects bigint NOT NULL,
-    unknown_object_count bigint NOT NULL,
-    unknown_key_sample jsonb DEFAULT '[]'::jsonb NOT NULL,
-    object_cap bigint NOT NULL,
-    truncated boolean DEFAULT false NOT NULL,
-    CONSTRAINT storage_taxonomy_sweeps_cap_is_positive CHECK ((object_cap > 0)),
-    CONSTRAINT storage_taxonomy_sweeps_counts_are_consistent CHECK (((listed_objects >= 0) AND (unknown_object_count >= 0) AND (unknown_object_count <= listed_objects))),
-    CONSTRAINT storage_taxonomy_sweeps_sample_is_array CHECK ((jsonb_typeof(unknown_key_sample) = 'array'::text)),
-    CONSTRAINT storage_taxonomy_sweeps_times_are_ordered CHECK ((started_at <= completed_at))
-);
-
-
-ALTER TABLE public.storage_taxonomy_sweeps OWNER TO postgres;
-
---
 -- Name: subscriptions; Type: TABLE; Schema: public; Owner: postgres
 --
 
@@ -1067,6 +4629,14 @@ ALTER TABLE ONLY public.community_deletion_requests
 
 ALTER TABLE ONLY public.community_deletion_requests
     ADD CONSTRAINT community_deletion_requests_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: community_deletion_serving_write_grants community_deletion_serving_write_grants_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.community_deletion_serving_write_grants
+    ADD CONSTRAINT community_deletion_serving_write_grants_pkey PRIMARY KEY (xact_id, community_id);
 
 
 --
@@ -1381,10 +4951,297 @@ CREATE INDEX storage_taxonomy_sweeps_completed_idx ON public.storage_taxonomy_sw
 
 
 --
+-- Name: api_tokens _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: archived_identities _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: audit_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channel_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channels _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: community_bans _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: delivery_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: event_mentions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: events _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_leases _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: reactions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_invites _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: subscriptions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: users _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflows _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: communities _010_protect_lifecycle; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_protect_lifecycle BEFORE INSERT OR DELETE OR UPDATE ON public.communities FOR EACH ROW EXECUTE FUNCTION public.tg_communities__protect_lifecycle();
+
+
+--
+-- Name: community_deletion_approvals _100_check_approval; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _100_check_approval BEFORE INSERT ON public.community_deletion_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_approvals__check_approval();
+
+
+--
+-- Name: community_deletion_manifest_keys _100_guard_key_chunks; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _100_guard_key_chunks BEFORE INSERT OR DELETE OR UPDATE ON public.community_deletion_manifest_keys FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_manifest_keys__guard();
+
+
+--
+-- Name: community_deletion_checkpoints _100_protect; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _100_protect BEFORE DELETE OR UPDATE ON public.community_deletion_checkpoints FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_checkpoints__protect();
+
+
+--
+-- Name: community_deletion_requests _100_protect_frozen_fields; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _100_protect_frozen_fields BEFORE UPDATE ON public.community_deletion_requests FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_requests__protect_frozen_fields();
+
+
+--
+-- Name: community_deletion_manifest_keys _101_forbid_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _101_forbid_truncate BEFORE TRUNCATE ON public.community_deletion_manifest_keys FOR EACH STATEMENT EXECUTE FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate();
+
+
+--
+-- Name: community_deletion_approvals _110_refuse_change; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _110_refuse_change BEFORE DELETE OR UPDATE ON public.community_deletion_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_approvals__refuse_change();
+
+
+--
+-- Name: community_deletion_requests _110_refuse_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _110_refuse_delete BEFORE DELETE ON public.community_deletion_requests FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_requests__refuse_delete();
+
+
+--
+-- Name: community_deletion_approvals _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_approvals FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
+
+
+--
+-- Name: community_deletion_checkpoints _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_checkpoints FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
+
+
+--
+-- Name: community_deletion_requests _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_requests FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
+
+
+--
 -- Name: events _200_guard_read_state_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
 CREATE TRIGGER _200_guard_read_state_delete BEFORE DELETE ON public.events FOR EACH ROW WHEN (((old.kind = 30078) AND (old.d_tag ~~ 'read-state:%'::text))) EXECUTE FUNCTION public.tg_events__guard_read_state_delete();
+
+
+--
+-- Name: community_deletion_requests _500_freeze_destructive_manifest; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _500_freeze_destructive_manifest BEFORE UPDATE ON public.community_deletion_requests FOR EACH ROW WHEN (((old.destructive_storage_manifest IS DISTINCT FROM new.destructive_storage_manifest) OR (old.destructive_storage_frozen_at IS DISTINCT FROM new.destructive_storage_frozen_at))) EXECUTE FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest();
+
+
+--
+-- Name: community_deletion_requests _900_stage_moves_forward; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _900_stage_moves_forward AFTER UPDATE OF stage ON public.community_deletion_requests FOR EACH ROW WHEN ((old.stage IS DISTINCT FROM new.stage)) EXECUTE FUNCTION public.tg_community_deletion_requests__stage_moves_forward();
 
 
 --
@@ -1858,6 +5715,1199 @@ ALTER TABLE ONLY public.workflows
 ALTER TABLE ONLY public.workflows
     ADD CONSTRAINT workflows_community_id_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
 
+
+--
+-- Name: FUNCTION _deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_bound_text(p text, p_max integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_bound_text(p text, p_max integer) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) FROM PUBLIC;
+
+
+--
+-- Name: TABLE community_deletion_manifest_keys; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_manifest_keys TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_manifest_keys TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION _deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_ddl_tag_is_deferred(p_tag text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_has_community_index(p_table regclass); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_has_community_index(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_inventory_digest(p_inventory jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_inventory_digest(p_inventory jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_live_community_tables(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_live_community_tables() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_live_fenced_tables(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_live_fenced_tables() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_lock_community(p_community uuid, p_exclusive boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_lock_schema_destruction_shared(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_lock_schema_destruction_shared() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_manifest_entry_is_valid(p_entry jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_manifest_entry_line(p_entry jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_next_stage(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_next_stage(stage text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_owned_key_pattern(p_community uuid, p_prefix text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_owned_prefixes(p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_owned_prefixes(p_community uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: TABLE community_deletion_approvals; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_approvals TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_approvals TO community_deletion_operator;
+
+
+--
+-- Name: TABLE community_deletion_requests; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_requests TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_requests TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION _deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_require_text(p_value text, p_name text, p_max integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_same_operator(p_a text, p_b text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_same_operator(p_a text, p_b text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_schema_manifest(p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_schema_manifest(p_community uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_stage_is_runnable(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_stage_is_runnable(stage text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_stage_is_terminal(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_stage_is_terminal(stage text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_stage_order(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_stage_order(stage text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_tombstone_community(p_community uuid, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_executor_stopped(p_executor_id text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_executor_stopped(p_executor_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_executor_stopped(p_executor_id text) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_fence(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_inspect(p_request_id uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_key_chunk_progress(p_request_id uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_list(p_limit integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_list(p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_list(p_limit integer) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) TO community_deletion_executor;
+
+
+--
+-- Name: TABLE storage_taxonomy_sweeps; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.storage_taxonomy_sweeps TO community_deletion_owner;
+GRANT SELECT ON TABLE public.storage_taxonomy_sweeps TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_register_scoped_table(p_table regclass, p_purge_order integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION deletion_release(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: TABLE community_serving_write_leases; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_serving_write_leases TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_serving_write_leases TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_reap(p_limit integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_stats(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_stats() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_stats() TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_stats() TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) TO community_deletion_executor;
+
+
+--
+-- Name: TABLE community_deletion_storage_taxonomy; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_storage_taxonomy TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_storage_taxonomy TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_storage_taxonomy(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_storage_taxonomy() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_storage_taxonomy() TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_storage_taxonomy() TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_submit(p_host text, p_requested_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_validate_catalog(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_validate_catalog() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_validate_catalog() TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_validate_catalog() TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_validate_serving_catalog(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_validate_serving_catalog() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_validate_serving_catalog() TO community_deletion_app;
+GRANT ALL ON FUNCTION public.deletion_validate_serving_catalog() TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION tg_communities__protect_lifecycle(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_communities__protect_lifecycle() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_approvals__check_approval(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_approvals__check_approval() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_approvals__refuse_change(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_approvals__refuse_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_checkpoints__protect(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_checkpoints__protect() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_manifest_keys__forbid_truncate(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_manifest_keys__guard(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_manifest_keys__guard() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_requests__freeze_destructive_manifest(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_requests__protect_frozen_fields(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_requests__refuse_delete(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__refuse_delete() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_community_deletion_requests__stage_moves_forward(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__stage_moves_forward() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_control_plane__refuse_truncate(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_control_plane__refuse_truncate() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_ddl__lock_schema_destruction(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_ddl__lock_schema_destruction_created(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction_created() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_ddl__lock_schema_destruction_dropped(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction_dropped() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_events__guard_read_state_delete(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_events__guard_read_state_delete() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_scoped_table__enforce_write_fence(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_scoped_table__enforce_write_fence() FROM PUBLIC;
+
+
+--
+-- Name: TABLE api_tokens; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.api_tokens TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.api_tokens TO community_deletion_app;
+
+
+--
+-- Name: TABLE archived_identities; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.archived_identities TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.archived_identities TO community_deletion_app;
+
+
+--
+-- Name: TABLE audit_log; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.audit_log TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.audit_log TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE audit_log_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.audit_log_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE channel_members; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channel_members TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channel_members TO community_deletion_app;
+
+
+--
+-- Name: TABLE channels; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channels TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channels TO community_deletion_app;
+
+
+--
+-- Name: TABLE communities; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.communities TO community_deletion_owner;
+GRANT SELECT ON TABLE public.communities TO community_deletion_app;
+GRANT SELECT ON TABLE public.communities TO community_deletion_operator;
+
+
+--
+-- Name: COLUMN communities.id; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(id) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.host; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(host),UPDATE(host) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.name; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(name),UPDATE(name) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.signing_key; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(signing_key),UPDATE(signing_key) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.icon; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(icon),UPDATE(icon) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.settings; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(settings),UPDATE(settings) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.created_at; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(created_at) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: COLUMN communities.archived_at; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT INSERT(archived_at),UPDATE(archived_at) ON TABLE public.communities TO community_deletion_app;
+
+
+--
+-- Name: TABLE community_bans; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_app;
+
+
+--
+-- Name: TABLE community_deletion_checkpoints; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_checkpoints TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_checkpoints TO community_deletion_operator;
+
+
+--
+-- Name: SEQUENCE community_deletion_checkpoints_sequence_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.community_deletion_checkpoints_sequence_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE community_deletion_executor_heartbeats; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_executor_heartbeats TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_executor_heartbeats TO community_deletion_operator;
+
+
+--
+-- Name: TABLE community_deletion_serving_write_grants; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_serving_write_grants TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_serving_write_grants TO community_deletion_operator;
+
+
+--
+-- Name: TABLE community_deletion_settings; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_settings TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_settings TO community_deletion_operator;
+
+
+--
+-- Name: TABLE community_deletion_tables; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_tables TO community_deletion_owner;
+GRANT SELECT ON TABLE public.community_deletion_tables TO community_deletion_operator;
+
+
+--
+-- Name: TABLE delivery_log; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.delivery_log TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.delivery_log TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE delivery_log_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.delivery_log_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE event_mentions; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.event_mentions TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.event_mentions TO community_deletion_app;
+
+
+--
+-- Name: TABLE events; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.events TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.events TO community_deletion_app;
+
+
+--
+-- Name: TABLE git_repo_names; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.git_repo_names TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.git_repo_names TO community_deletion_app;
+
+
+--
+-- Name: TABLE join_policy_acceptances; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.join_policy_acceptances TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.join_policy_acceptances TO community_deletion_app;
+
+
+--
+-- Name: TABLE moderation_actions; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_actions TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_actions TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE moderation_actions_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.moderation_actions_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE moderation_reports; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_reports TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_reports TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE moderation_reports_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.moderation_reports_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE parameterized_event_watermarks; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.parameterized_event_watermarks TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.parameterized_event_watermarks TO community_deletion_app;
+
+
+--
+-- Name: TABLE product_feedback; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.product_feedback TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.product_feedback TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE product_feedback_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.product_feedback_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE pubkey_allowlist; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.pubkey_allowlist TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.pubkey_allowlist TO community_deletion_app;
+
+
+--
+-- Name: TABLE push_leases; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_leases TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_leases TO community_deletion_app;
+
+
+--
+-- Name: TABLE push_match_queue; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_match_queue TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_match_queue TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE push_match_queue_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.push_match_queue_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE push_wake_outbox; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_wake_outbox TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_wake_outbox TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE push_wake_outbox_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.push_wake_outbox_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE rate_limit_violations; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.rate_limit_violations TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.rate_limit_violations TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE rate_limit_violations_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.rate_limit_violations_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE reactions; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reactions TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reactions TO community_deletion_app;
+
+
+--
+-- Name: TABLE relay_invites; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_invites TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_invites TO community_deletion_app;
+
+
+--
+-- Name: TABLE relay_members; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_members TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_members TO community_deletion_app;
+
+
+--
+-- Name: TABLE scheduled_workflow_fires; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.scheduled_workflow_fires TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.scheduled_workflow_fires TO community_deletion_app;
+
+
+--
+-- Name: SEQUENCE scheduled_workflow_fires_id_seq; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE public.scheduled_workflow_fires_id_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE subscriptions; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.subscriptions TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.subscriptions TO community_deletion_app;
+
+
+--
+-- Name: TABLE thread_metadata; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.thread_metadata TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.thread_metadata TO community_deletion_app;
+
+
+--
+-- Name: TABLE users; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.users TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.users TO community_deletion_app;
+
+
+--
+-- Name: TABLE workflow_approvals; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_approvals TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_approvals TO community_deletion_app;
+
+
+--
+-- Name: TABLE workflow_runs; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_runs TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_runs TO community_deletion_app;
+
+
+--
+-- Name: TABLE workflows; Type: ACL; Schema: public; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletion_app;
+
+
+--
+-- Name: _100_lock_schema_destruction; Type: EVENT TRIGGER; Schema: -; Owner: postgres
+--
+
+CREATE EVENT TRIGGER _100_lock_schema_destruction ON ddl_command_start
+   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction();
+
+
+ALTER EVENT TRIGGER _100_lock_schema_destruction OWNER TO postgres;
+
+--
+-- Name: _101_lock_schema_destruction_created; Type: EVENT TRIGGER; Schema: -; Owner: postgres
+--
+
+CREATE EVENT TRIGGER _101_lock_schema_destruction_created ON ddl_command_end
+   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction_created();
+
+
+ALTER EVENT TRIGGER _101_lock_schema_destruction_created OWNER TO postgres;
+
+--
+-- Name: _102_lock_schema_destruction_dropped; Type: EVENT TRIGGER; Schema: -; Owner: postgres
+--
+
+CREATE EVENT TRIGGER _102_lock_schema_destruction_dropped ON sql_drop
+   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction_dropped();
+
+
+ALTER EVENT TRIGGER _102_lock_schema_destruction_dropped OWNER TO postgres;
 
 --
 -- PostgreSQL database dump complete

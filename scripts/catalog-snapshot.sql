@@ -2,6 +2,8 @@
 -- constraints, indexes, functions (with bodies), triggers, event triggers,
 -- views, sequences, policies, owners and privileges. Two databases with the
 -- same snapshot have the same schema for every purpose the engine cares about.
+-- ACLs are normalised (NULL = the type's default ACL, elements sorted): pg_dump
+-- omits a default ACL and may reorder grants, which changes nothing.
 \pset format unaligned
 \pset tuples_only on
 with ns as (
@@ -11,13 +13,13 @@ with ns as (
 ), ext_objs as (
   select objid from pg_depend where deptype = 'e'
 ), facts as (
-  select 'schema ' || n.nspname || ' owner=' || pg_get_userbyid(n.nspowner) || ' acl=' || coalesce(n.nspacl::text, '') as fact
+  select 'schema ' || n.nspname || ' owner=' || pg_get_userbyid(n.nspowner) || ' acl=' || (select string_agg(a::text, ',' order by a::text) from unnest(coalesce(n.nspacl, acldefault('n', n.nspowner))) a) as fact
   from pg_namespace n join ns using (oid)
   union all
   select 'extension ' || extname from pg_extension where extname <> 'plpgsql'
   union all
   select 'relation ' || ns.nspname || '.' || c.relname || ' kind=' || c.relkind::text
-         || ' owner=' || pg_get_userbyid(c.relowner) || ' acl=' || coalesce(c.relacl::text, '')
+         || ' owner=' || pg_get_userbyid(c.relowner) || ' acl=' || (select string_agg(a::text, ',' order by a::text) from unnest(coalesce(c.relacl, acldefault(case when c.relkind = 'S' then 's' else 'r' end::"char", c.relowner))) a)
          || ' rls=' || c.relrowsecurity || ' persistence=' || c.relpersistence::text
   from pg_class c join ns on ns.oid = c.relnamespace
   where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and c.oid not in (select objid from ext_objs)
@@ -27,7 +29,7 @@ with ns as (
          || ' default=' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
          || ' identity=' || a.attidentity::text || ' generated=' || a.attgenerated::text
          || ' collation=' || coalesce((select collname from pg_collation where oid = a.attcollation and a.attcollation <> 100), '')
-         || ' acl=' || coalesce(a.attacl::text, '')
+         || ' acl=' || coalesce((select string_agg(a::text, ',' order by a::text) from unnest(a.attacl) a), '')
   from pg_attribute a
   join pg_class c on c.oid = a.attrelid
   join ns on ns.oid = c.relnamespace
@@ -51,7 +53,7 @@ with ns as (
          || ' volatile=' || p.provolatile::text || ' secdef=' || p.prosecdef || ' strict=' || p.proisstrict
          || ' parallel=' || p.proparallel::text || ' lang=' || l.lanname
          || ' config=' || coalesce(p.proconfig::text, '') || ' owner=' || pg_get_userbyid(p.proowner)
-         || ' acl=' || coalesce(p.proacl::text, '') || ' md5=' || md5(p.prosrc)
+         || ' acl=' || (select string_agg(a::text, ',' order by a::text) from unnest(coalesce(p.proacl, acldefault('f', p.proowner))) a) || ' md5=' || md5(p.prosrc)
   from pg_proc p join ns on ns.oid = p.pronamespace join pg_language l on l.oid = p.prolang
   where p.oid not in (select objid from ext_objs)
   union all
@@ -67,7 +69,7 @@ with ns as (
          || array_to_string(roles, ',') || ' using=' || coalesce(qual, '') || ' check=' || coalesce(with_check, '')
   from pg_policies where schemaname not in ('graphile_migrate')
   union all
-  select 'default_acl ' || coalesce(pg_get_userbyid(defaclrole), '') || ' ' || defaclobjtype::text || ' ' || defaclacl::text
+  select 'default_acl ' || coalesce(pg_get_userbyid(defaclrole), '') || ' ' || defaclobjtype::text || ' ' || (select string_agg(a::text, ',' order by a::text) from unnest(defaclacl) a)
   from pg_default_acl
 )
 select fact from facts order by fact collate "C";

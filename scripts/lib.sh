@@ -12,10 +12,11 @@ psql_admin() { psql -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
 drop_db() { psql_admin -c "drop database if exists \"$1\" with (force)" >/dev/null 2>&1 || true; }
 
 # current.sql holds work not yet committed as a migration; it counts only if it
-# has something besides comments and blank lines.
+# has something besides comments and blank lines (a "--!include" line is
+# content: graphile-migrate expands it).
 current_sql_has_content() {
   [ -f "$ROOT/db/migrations/current.sql" ] &&
-    grep -v -E '^\s*(--.*)?$' "$ROOT/db/migrations/current.sql" | grep -q .
+    grep -v -E '^\s*(--([^!].*)?)?$' "$ROOT/db/migrations/current.sql" | grep -q .
 }
 
 # Build database $1 from the migrations (committed, then current.sql if any).

@@ -8,6 +8,7 @@
 #   npm test -- sql [FILE…]  pgTAP only (optionally some files)
 #   npm test -- ts [FILE…]   TypeScript only
 #   npm test -- parity       parity only
+#   npm test -- typecheck    tsc only
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -78,17 +79,23 @@ run_ts() {
   rm -f "$out"
 }
 
+run_typecheck() {
+  log "== typecheck (tsc --noEmit)"
+  if "$ROOT/node_modules/.bin/tsc" --noEmit -p "$ROOT" >&2; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
 run_parity() {
   log "== schema parity"
   if bash "$ROOT/scripts/parity.sh"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 
 case "$what" in
-  all) build_template || exit 1; run_sql; run_ts; run_parity ;;
+  all) build_template || exit 1; run_sql; run_ts; run_typecheck; run_parity ;;
   sql) build_template || exit 1; run_sql "$@" ;;
   ts) build_template || exit 1; run_ts "$@" ;;
   parity) run_parity ;;
-  *) log "usage: scripts/test.sh [all|sql|ts|parity] [files…]"; exit 2 ;;
+  typecheck) run_typecheck ;;
+  *) log "usage: scripts/test.sh [all|sql|ts|parity|typecheck] [files…]"; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -29,10 +29,12 @@ export const SQLSTATES = [
   { name: 'serving_lease_denied', code: 'DL5S1', retry: 'permanent' },
   { name: 'frozen_row', code: 'DL6F1', retry: 'permanent' },
   { name: 'manifest_mismatch', code: 'DL6K1', retry: 'permanent' },
+  { name: 'chunks_pending', code: 'DL6K2', retry: 'retryable' },
   { name: 'catalog_drift', code: 'DL7C1', retry: 'permanent' },
   { name: 'tombstone_protected', code: 'DL8T1', retry: 'permanent' },
   { name: 'host_reserved', code: 'DL8T2', retry: 'permanent' },
   { name: 'read_state_guard', code: 'DL8G1', retry: 'permanent' },
+  { name: 'absence_not_proven', code: 'DL9A1', retry: 'permanent' },
   { name: 'community_write_fenced', code: '55000', retry: 'permanent' },
   { name: 'isolation_not_supported', code: '25000', retry: 'permanent' },
 ] as const satisfies readonly SqlStateInfo[];

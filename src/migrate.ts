@@ -8,7 +8,7 @@ import { migrate as gmMigrate, Logger } from 'graphile-migrate';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const stderrLogger = new Logger(() => (level: string, message: string) => {
-  if (level !== 'debug') process.stderr.write(`graphile-migrate: ${message}\n`);
+  if (level !== 'debug') process.stderr.write(`${message}\n`);
 });
 
 export async function migrate(databaseUrl: string): Promise<void> {

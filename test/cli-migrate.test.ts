@@ -34,8 +34,8 @@ t.test('migrate applies every migration to an empty database, then is a no-op', 
   const first = deletions(['migrate', '--json'], { DATABASE_URL: db.url });
   t.equal(first.status, 0, first.stderr);
   t.same(JSON.parse(first.stdout), { migrated: true });
-  const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n from public.community_deletion_tables where kind = 'scoped'`;
-  t.equal(n, 28, 'the registry is populated');
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from public.community_deletion_tables where kind = 'scoped'`;
+  t.equal(row?.n, 28, 'the registry is populated');
   const applied = await db.sql`select filename from graphile_migrate.migrations order by filename`;
   const second = deletions(['migrate', '--json'], { DATABASE_URL: db.url });
   t.equal(second.status, 0, second.stderr);

@@ -1,6 +1,6 @@
 // The parity check is only worth having if it fails on drift: run it against
 // deliberately edited copies of schema.sql and watch it refuse them.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,7 @@ function runParity(file: string) {
   return spawnSync('bash', [parity, file], { encoding: 'utf8' });
 }
 
-function driftedCopy(t: Tap.Test, edit: (s: string) => string): string {
+function driftedCopy(t: Test, edit: (s: string) => string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'parity-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'schema.sql');
@@ -24,9 +24,6 @@ function driftedCopy(t: Tap.Test, edit: (s: string) => string): string {
   writeFileSync(file, edited);
   return file;
 }
-
-type Tap = typeof t;
-declare namespace Tap { type Test = typeof t }
 
 t.test('the committed schema.sql matches the migrations', async (t) => {
   const r = runParity(path.join(root, 'schema.sql'));

@@ -1,3 +1,47 @@
 -- Index of the lifecycle workstream's objects, in dependency order (tables/columns first,
 -- then functions, then triggers). Included by db/migrations/current.sql.
-select 1;
+-- The lifecycle needs no new tables or columns (the control plane migration has them).
+
+-- helpers
+--!include stage_order.sql
+--!include bound_text.sql
+--!include operator_text.sql
+--!include community_lock.sql
+--!include inventory_digest.sql
+--!include catalog_validate.sql
+--!include storage_summary.sql
+--!include schema_manifest.sql
+--!include verify_lease.sql
+--!include advance.sql
+--!include checkpoint.sql
+--!include request_state.sql
+--!include community_restore.sql
+
+-- operator API
+--!include request_submit.sql
+--!include request_freeze_inventory.sql
+--!include request_approve.sql
+--!include request_abort.sql
+--!include request_unblock.sql
+--!include request_inspect.sql
+--!include request_list.sql
+
+-- executor API
+--!include claim.sql
+--!include verify_token.sql
+--!include heartbeat.sql
+--!include release.sql
+--!include executor_stopped.sql
+--!include record_failure.sql
+--!include block.sql
+--!include block_preclaim.sql
+
+-- guard triggers
+--!include tg_community_deletion_requests__protect_frozen_fields.sql
+--!include tg_community_deletion_requests__stage_moves_forward.sql
+--!include tg_community_deletion_requests__refuse_delete.sql
+--!include tg_community_deletion_approvals__check_approval.sql
+--!include tg_community_deletion_approvals__refuse_change.sql
+--!include tg_community_deletion_checkpoints__protect.sql
+--!include tg_control_plane__refuse_truncate.sql
+--!include lifecycle_triggers.sql

@@ -1,3 +1,1 @@
---!include _index_lifecycle.sql
---!include _index_fence.sql
---!include _index_destruction.sql
+-- Enter migration here

@@ -2,6 +2,9 @@
 // logs on stderr, and the mapping from failures to documented exit codes.
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { sqlStateInfo, sqlStateOf } from '../errors.js';
+import { ConfigError } from '../config.js';
+import { TaxonomyError } from '../taxonomy.js';
+import { ManifestError } from '../manifest.js';
 
 export class CliError extends Error {
   constructor(
@@ -67,9 +70,14 @@ export async function run(body: (out: Output) => Promise<void>): Promise<void> {
     await body(out);
   } catch (error) {
     const code = sqlStateOf(error);
-    const exitCode = error instanceof CliError ? error.exitCode : code ? exitCodeForSqlState(code) : networkExit(error);
+    const exitCode =
+      error instanceof CliError ? error.exitCode
+      : error instanceof ConfigError ? EXIT.config
+      : error instanceof TaxonomyError || error instanceof ManifestError ? EXIT.safetyRefusal
+      : code ? exitCodeForSqlState(code)
+      : networkExit(error);
     const message = error instanceof Error ? error.message : String(error);
-    const detail = error instanceof CliError ? error.detail : {};
+    const detail = error instanceof CliError ? error.detail : error instanceof ConfigError ? { variable: error.variable } : {};
     if (out.json) process.stdout.write(`${JSON.stringify({ error: message, sqlstate: code ?? null, ...detail })}\n`);
     out.log(`error${code ? ` [${code}]` : ''}: ${message}`);
     process.exitCode = exitCode;

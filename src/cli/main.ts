@@ -2,7 +2,9 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { migrateCommand } from './migrate.js';
+import { abortCommand, approveCommand, inspectCommand, listCommand, statusCommand, submitCommand, unblockCommand } from './operator.js';
 import { EXIT } from './exit-codes.js';
+import { drainCommand, runCommand, sweepCommand, workerCommand } from './execute.js';
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   await yargs(argv)
@@ -10,6 +12,17 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .usage('$0 <command> [options]\n\nDurable, operator-controlled deletion of one community (tenant).')
     .option('json', { type: 'boolean', describe: 'JSON on stdout (default when stdout is not a TTY)' })
     .command(migrateCommand)
+    .command(submitCommand)
+    .command(listCommand)
+    .command(inspectCommand)
+    .command(approveCommand)
+    .command(abortCommand)
+    .command(unblockCommand)
+    .command(statusCommand)
+    .command(runCommand)
+    .command(drainCommand)
+    .command(workerCommand)
+    .command(sweepCommand)
     .demandCommand(1, 'Name a command (see --help).')
     .strict()
     .fail((message, error, y) => {

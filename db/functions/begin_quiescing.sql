@@ -1,0 +1,55 @@
+-- approved stage, step 1 (SPEC §4): persist "quiescing" so no new serving-write
+-- lease is admitted while admitted ones may renew and finish. Order matters:
+-- verify the lease, take the community lock EXCLUSIVELY (waits for every open
+-- writer and acquisition holding it shared), verify the lease AGAIN (an abort
+-- that won the lock while we waited has terminalised the request and bumped the
+-- generation: we must fail with stale_lease DL4L1, never re-quiesce a rescued
+-- community), re-check the catalog under the shared schema/destruction lock
+-- (catalog_drift DL7C1: never start closing a tenant whose tables are not all
+-- fenced), capture the pre-quiesce archived_at once, then move the
+-- community active → quiescing (archived_at set if it was not). Idempotent
+-- while the community is already quiescing. Checkpoint
+-- approved/quiesce_serving_writes.
+create or replace function public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint)
+  returns void
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+declare
+  v_request public.community_deletion_requests;
+  v_community public.communities;
+begin
+  perform public._deletion_require_read_committed('deletion_begin_quiescing');
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_community(v_request.community_id, true);
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
+  if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then
+    raise exception 'community % of request % is %, it cannot enter quiescing',
+      v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
+      using errcode = 'DL2C1';
+  end if;
+  update public.community_deletion_requests r
+     set pre_quiesce_archived_at = v_community.archived_at,
+         quiescing_started_at = now(),
+         updated_at = now()
+   where r.id = p_request_id and r.quiescing_started_at is null;
+  update public.communities c
+     set deletion_state = 'quiescing',
+         archived_at = coalesce(c.archived_at, now())
+   where c.id = v_request.community_id and c.deletion_state in ('active', 'quiescing')
+     and c.deletion_fence_generation = v_community.deletion_fence_generation;
+  if not found then
+    raise exception 'community % of request % changed while entering quiescing', v_request.community_id, p_request_id
+      using errcode = 'DL4L1';
+  end if;
+  perform public._deletion_checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
+    pg_catalog.jsonb_build_object('community_state', 'quiescing',
+                                  'fence_generation', v_community.deletion_fence_generation,
+                                  'pre_quiesce_archived_at', v_community.archived_at));
+end;
+$$;

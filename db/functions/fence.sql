@@ -1,0 +1,67 @@
+-- approved stage, step 2 (SPEC §4, §5.2): close the fence. Same lock discipline
+-- as deletion_begin_quiescing (verify, community lock EXCLUSIVE, verify again,
+-- catalog re-check under the shared schema/destruction lock: every scoped table
+-- must carry the fence at the moment it closes, DL7C1 otherwise).
+-- Requires the community to be quiescing (wrong_stage DL2S1: call
+-- deletion_begin_quiescing first) and no live serving-write lease
+-- (serving_not_drained DL5D1, retryable, message and DETAIL name the count and
+-- operations). Then: fence generation + 1, community fenced, request fenced with
+-- that generation, checkpoint approved/activate_fence. Returns the new fence
+-- generation — the token every later stage presents.
+create or replace function public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint)
+  returns bigint
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+declare
+  v_request public.community_deletion_requests;
+  v_community public.communities;
+  v_live bigint;
+  v_operations text[];
+  v_new_generation bigint;
+begin
+  perform public._deletion_require_read_committed('deletion_fence');
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_community(v_request.community_id, true);
+  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform public._deletion_lock_schema_destruction_shared();
+  perform public.deletion_validate_catalog();
+  select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
+  if v_community.deletion_state is distinct from 'quiescing' then
+    raise exception 'community % of request % is %, not quiescing: it cannot be fenced yet',
+      v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
+      using errcode = 'DL2S1',
+            hint = 'Call deletion_begin_quiescing first.';
+  end if;
+  select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
+    into v_live, v_operations
+    from public.community_serving_write_leases l
+   where l.community_id = v_request.community_id and l.lease_until >= now();
+  if v_live > 0 then
+    raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
+      v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')
+      using errcode = 'DL5D1',
+            detail = pg_catalog.jsonb_build_object('community_id', v_request.community_id,
+                                                   'live_leases', v_live, 'operations', v_operations)::text,
+            hint = 'Retry after the admitted serving-write leases are released or expire.';
+  end if;
+  v_new_generation := v_community.deletion_fence_generation + 1;
+  update public.communities c
+     set deletion_state = 'fenced',
+         deletion_fence_generation = v_new_generation,
+         archived_at = coalesce(c.archived_at, now())
+   where c.id = v_request.community_id and c.deletion_state = 'quiescing'
+     and c.deletion_fence_generation = v_community.deletion_fence_generation;
+  if not found then
+    raise exception 'community % of request % changed while fencing', v_request.community_id, p_request_id
+      using errcode = 'DL4L1';
+  end if;
+  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
+  perform public._deletion_checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
+    pg_catalog.jsonb_build_object('fence_generation', v_new_generation,
+                                  'previous_fence_generation', v_community.deletion_fence_generation));
+  return v_new_generation;
+end;
+$$;

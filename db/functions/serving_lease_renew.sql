@@ -1,0 +1,46 @@
+-- Renews an admitted, unexpired serving-write lease while its community is
+-- active OR quiescing (an admitted effect keeps its exclusion proof until it
+-- finishes; seeds review finding P1). The exact lease id, owner, lease
+-- generation and fence generation must match and the community must still be at
+-- that fence generation; otherwise serving_lease_denied (DL5S1): the holder must
+-- stop its effect. Returns the new expiry.
+create or replace function public.deletion_serving_lease_renew(
+  p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint,
+  p_lease_seconds integer default 60)
+  returns timestamptz
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+declare
+  v_community uuid;
+  v_until timestamptz;
+begin
+  perform public._deletion_require_read_committed('deletion_serving_lease_renew');
+  if p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
+    raise exception 'serving lease renewal needs 1..3600 lease seconds' using errcode = 'DL1I1';
+  end if;
+  select l.community_id into v_community from public.community_serving_write_leases l where l.id = p_lease_id;
+  if v_community is not null then
+    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(v_community));
+    update public.community_serving_write_leases l
+       set lease_until = now() + pg_catalog.make_interval(secs => p_lease_seconds),
+           heartbeat_at = now()
+      from public.communities c
+     where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
+       and l.generation = p_generation and l.fence_generation = p_fence_generation
+       and l.lease_until >= now()
+       and c.id = l.community_id and c.deletion_state in ('active', 'quiescing')
+       and c.deletion_fence_generation = l.fence_generation
+    returning l.lease_until into v_until;
+  end if;
+  if v_until is null then
+    raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
+      p_lease_id, p_owner, p_generation, p_fence_generation
+      using errcode = 'DL5S1',
+            hint = 'The lease expired, was released, or the community was fenced: stop the protected effect.';
+  end if;
+  return v_until;
+end;
+$$;

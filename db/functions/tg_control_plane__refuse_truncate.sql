@@ -1,0 +1,12 @@
+-- TRUNCATE would erase the evidence tables wholesale (frozen_row, DL6F1).
+create or replace function public.tg_control_plane__refuse_truncate()
+  returns trigger
+  language plpgsql
+  volatile
+  set search_path = ''
+as $$
+begin
+  raise exception 'table % holds deletion evidence and cannot be truncated', tg_table_name
+    using errcode = 'DL6F1';
+end;
+$$;

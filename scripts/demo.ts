@@ -1,0 +1,241 @@
+// npm run demo — the whole product on local defaults, end to end:
+// seeds a target and a bystander community in PostgreSQL, S3 (versioned) and
+// Redis, then drives the real CLI: submit (operator A), approve (operator B),
+// run to retention_pending; and reports what each store held before and after.
+//
+// Uses DATABASE_URL / REDIS_URL / BUZZ_S3_* when set. Otherwise: PostgreSQL on
+// 127.0.0.1:5432 (database community_deletion_demo, recreated each run),
+// Redis on 127.0.0.1:6379, and a moto_server it starts on a free port.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Redis } from 'ioredis';
+import { migrate } from '../src/migrate.js';
+import { createS3Client, S3Store } from '../src/s3.js';
+import { ensureVersionedBucket, startMoto, type LocalS3 } from '../src/dev/local-s3.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (m: string) => process.stderr.write(`\x1b[1m▸ ${m}\x1b[0m\n`);
+const hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function fail(message: string): never {
+  process.stderr.write(`demo: ${message}\n`);
+  process.exit(1);
+}
+
+async function main() {
+  const t0 = Date.now();
+  // PostgreSQL ---------------------------------------------------------------
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe('drop database if exists community_deletion_demo with (force)');
+      await admin.unsafe('create database community_deletion_demo');
+    } catch (error) {
+      fail(`PostgreSQL is not reachable on 127.0.0.1:5432 as postgres (${(error as Error).message}).\n` +
+        `Start it (Debian: pg_ctlcluster --skip-systemctl-redirect 15 main start) or set DATABASE_URL.`);
+    } finally {
+      await admin.end();
+    }
+    databaseUrl = 'postgres://postgres@127.0.0.1:5432/community_deletion_demo';
+  }
+  say(`PostgreSQL: ${databaseUrl.replace(/\/\/[^@]*@/, '//')} — applying migrations`);
+  await migrate(databaseUrl);
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+  // The demo seeds with the same fixture functions the tests use.
+  await sql.unsafe(readFileSync(path.join(root, 'db/tests/fixtures/helpers.sql'), 'utf8'));
+
+  // Redis --------------------------------------------------------------------
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    fail(`Redis is not reachable at ${redisUrl} (${(error as Error).message}).\nStart it (redis-server --daemonize yes --port 6379) or set REDIS_URL.`);
+  }
+
+  // S3 -----------------------------------------------------------------------
+  let moto: LocalS3 | undefined;
+  if (!process.env.BUZZ_S3_ENDPOINT) {
+    try {
+      moto = await startMoto();
+    } catch (error) {
+      fail(`${(error as Error).message}`);
+    }
+    process.env.BUZZ_S3_ENDPOINT = moto.endpoint;
+    process.env.BUZZ_S3_ACCESS_KEY ??= 'demo';
+    process.env.BUZZ_S3_SECRET_KEY ??= 'demo';
+  }
+  process.env.BUZZ_S3_BUCKET ??= `community-deletion-demo-${Date.now()}`;
+  const s3Config = {
+    endpoint: process.env.BUZZ_S3_ENDPOINT!,
+    bucket: process.env.BUZZ_S3_BUCKET!,
+    region: process.env.BUZZ_S3_REGION ?? process.env.AWS_REGION ?? 'us-east-1',
+    addressingStyle: 'path' as const,
+    credentials: { accessKeyId: process.env.BUZZ_S3_ACCESS_KEY ?? 'demo', secretAccessKey: process.env.BUZZ_S3_SECRET_KEY ?? 'demo' },
+  };
+  const s3 = createS3Client(s3Config);
+  const store = new S3Store(s3, s3Config.bucket);
+  await ensureVersionedBucket(s3, s3Config.bucket);
+  say(`S3: ${s3Config.endpoint} bucket ${s3Config.bucket} (versioned)${moto ? ' — local moto_server' : ''}`);
+
+  try {
+    // Seed -------------------------------------------------------------------
+    say('seeding a target and a bystander community in all three stores');
+    const suffix = Date.now().toString(36);
+    const target = await seedCommunity(sql, store, redis, `target-${suffix}.demo.example`);
+    const bystander = await seedCommunity(sql, store, redis, `bystander-${suffix}.demo.example`);
+    const shared = await seedSharedBlobs(store);
+
+    const before = { target: await snapshot(sql, store, redis, target.id), bystander: await snapshot(sql, store, redis, bystander.id) };
+    const sharedBefore = await listingDigest(store, shared);
+
+    // The real lifecycle through the real CLI ---------------------------------
+    const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
+    say(`submit (as alice@ops): ${target.host}`);
+    const submitted = await cli(['submit', '--host', target.host, '--requested-by', 'alice@ops', '--reason', 'demo: tenant asked to be forgotten', '--json'], env);
+    const requestId = String(submitted.id);
+    say(`inventory frozen, digest ${String(submitted.inventory_digest).slice(0, 16)}…`);
+    say('approve (as bob@ops — a second person)');
+    await cli(['approve', requestId, '--approved-by', 'bob@ops', '--note', 'verified with the tenant', '--json'], env);
+    say('run to retention_pending');
+    const outcome = await cli(['run', requestId, '--json'], env);
+    if (outcome.kind !== 'completed') fail(`run did not complete: ${JSON.stringify(outcome)}`);
+
+    const after = { target: await snapshot(sql, store, redis, target.id), bystander: await snapshot(sql, store, redis, bystander.id) };
+    const sharedAfter = await listingDigest(store, shared);
+    const [tomb] = await sql`select host, deletion_state, deleted_at, signing_key is null as key_cleared, icon is null as icon_cleared
+                              from public.communities where id = ${target.id}`;
+
+    // Report -----------------------------------------------------------------
+    const ok = (b: boolean) => (b ? '✓' : '✗ DIFFERENT');
+    const rows = [
+      ['PostgreSQL rows (28 scoped tables)', before.target.rows, after.target.rows, before.bystander.rows, after.bystander.rows, ok(before.bystander.pgPrint === after.bystander.pgPrint)],
+      ['S3 object versions (3 owned prefixes)', before.target.versions, after.target.versions, before.bystander.versions, after.bystander.versions, ok(before.bystander.s3Print === after.bystander.s3Print)],
+      ['Redis keys (buzz:<id>:*)', before.target.keys, after.target.keys, before.bystander.keys, after.bystander.keys, ok(before.bystander.redisPrint === after.bystander.redisPrint)],
+    ];
+    const head = ['store', 'target before', 'target now', 'bystander before', 'bystander now', 'bystander byte-identical'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+    const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
+    const out: string[] = [];
+    out.push('', line(head), line(widths.map((w) => '─'.repeat(w))), ...rows.map(line));
+    out.push('', `shared content-addressed blobs (blobs/, manifests/, packs/, idx/): ${shared.length} versions, ${ok(sharedBefore === sharedAfter)} untouched`);
+    out.push(`tombstone: ${tomb?.host} state=${tomb?.deletion_state} deleted_at=${(tomb?.deleted_at as Date | undefined)?.toISOString()} signing_key cleared=${tomb?.key_cleared} icon cleared=${tomb?.icon_cleared}`);
+    out.push('', 'time per stage:');
+    for (const s of outcome.stages as { stage: string; ms: number }[]) out.push(`  ${s.stage.padEnd(20)} ${String(s.ms).padStart(6)} ms`);
+    out.push('', `request ${requestId} finished in ${((Date.now() - t0) / 1000).toFixed(1)} s (whole demo). Inspect it with:`);
+    out.push(`  DATABASE_URL=${databaseUrl} bin/deletions inspect ${requestId}`);
+    process.stdout.write(`${out.join('\n')}\n`);
+    const clean =
+      after.target.rows === 0 && after.target.versions === 0 && after.target.keys === 0 &&
+      before.bystander.pgPrint === after.bystander.pgPrint && before.bystander.s3Print === after.bystander.s3Print &&
+      before.bystander.redisPrint === after.bystander.redisPrint && sharedBefore === sharedAfter;
+    if (!clean) fail('the target is not fully gone or a bystander changed — see the table above');
+  } finally {
+    await sql.end();
+    redis.disconnect();
+    s3.destroy();
+    moto?.stop();
+  }
+}
+
+interface Seeded {
+  id: string;
+  host: string;
+}
+
+async function seedCommunity(sql: postgres.Sql, store: S3Store, redis: Redis, host: string): Promise<Seeded> {
+  const [row] = await sql<{ id: string }[]>`select tests.seed_community(${host}, 20) as id`;
+  const id = row!.id;
+  const put = (key: string, body: string) => store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: body }));
+  for (let i = 0; i < 6; i++) {
+    const blob = hex(`${host}:blob:${i}`);
+    for (let v = 0; v < 3; v++) await put(`_meta/${id}/${blob}.json`, JSON.stringify({ v, mime: 'image/png' }));
+    for (let v = 0; v < 2; v++) await put(`_uploads/${id}/${blob}.json`, JSON.stringify({ v, uploader: hex(`${host}:user:1`) }));
+  }
+  for (let i = 0; i < 3; i++) for (let v = 0; v < 2; v++) await put(`repos/${id}/repo-${i}.json`, JSON.stringify({ v, head: hex(`${host}:${i}:${v}`) }));
+  // A delete marker: a deleted upload record keeps its old versions underneath.
+  await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: `_uploads/${id}/${hex(`${host}:blob:0`)}.json` }));
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < 40; i++) pipeline.set(`buzz:${id}:session:${i}`, `s${i}`);
+  pipeline.hset(`buzz:${id}:presence`, { alice: 'online', bob: 'away' });
+  pipeline.rpush(`buzz:${id}:fanout`, 'a', 'b', 'c');
+  pipeline.set(`buzz:${id}`, 'bare namespace key (not part of the namespace: no colon)');
+  await pipeline.exec();
+  return { id, host };
+}
+
+async function seedSharedBlobs(store: S3Store): Promise<string[]> {
+  const keys = [
+    ...Array.from({ length: 4 }, (_, i) => `blobs/${hex(`shared:${i}`)}`),
+    `thumbs/${hex('shared:thumb')}`,
+    `manifests/${hex('shared:manifest')}`,
+    `packs/${hex('shared:pack')}.pack`,
+    `idx/${hex('shared:pack')}.idx`,
+  ];
+  for (const key of keys) await store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: key }));
+  return keys;
+}
+
+async function listingDigest(store: S3Store, keys: readonly string[]): Promise<string> {
+  const wanted = new Set(keys);
+  const h = createHash('sha256');
+  for await (const e of store.listWholeBucket()) if (wanted.has(e.key)) h.update(`${e.key}\t${e.version_id}\t${e.kind}\n`);
+  return h.digest('hex');
+}
+
+async function snapshot(sql: postgres.Sql, store: S3Store, redis: Redis, id: string) {
+  const [pg] = await sql<{ rows: number; print: string }[]>`
+    select (select coalesce(sum(row_count), 0)::int from tests.scoped_row_counts(${id})) as rows,
+           tests.community_fingerprint(${id}) as print`;
+  const s3Hash = createHash('sha256');
+  let versions = 0;
+  for (const prefix of [`_meta/${id}/`, `_uploads/${id}/`, `repos/${id}/`]) {
+    for await (const e of store.listVersions(prefix)) {
+      versions += 1;
+      s3Hash.update(`${e.key}\t${e.version_id}\t${e.kind}\t${e.size}\n`);
+    }
+  }
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `buzz:${id}:*`, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  keys.sort();
+  const redisHash = createHash('sha256');
+  for (const key of keys) redisHash.update(`${key}\t${(await redis.dumpBuffer(key))?.toString('hex')}\n`);
+  redisHash.update(`bare:${await redis.get(`buzz:${id}`)}`);
+  return { rows: pg!.rows, pgPrint: pg!.print, versions, s3Print: s3Hash.digest('hex'), keys: keys.length, redisPrint: redisHash.digest('hex') };
+}
+
+/** Runs bin/deletions with --json, streaming its logs/progress, returning its JSON result. */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(root, 'bin/deletions'), args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      let parsed: Record<string, unknown> = {};
+      try {
+        parsed = JSON.parse(last);
+      } catch {
+        /* reported below */
+      }
+      if (code !== 0) reject(new Error(`deletions ${args[0]} exited ${code}: ${last}`));
+      else resolve(parsed);
+    });
+  });
+}
+
+main().catch((error) => fail(error instanceof Error ? error.stack ?? error.message : String(error)));

@@ -1,0 +1,123 @@
+// Configuration from the environment. Each loader reads only what its
+// service needs, so a command that never touches S3 does not demand S3
+// settings. Values are trimmed; a blank value counts as unset.
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  /** The environment variable that is missing or invalid. */
+  readonly variable: string;
+
+  constructor(variable: string, message: string) {
+    super(message);
+    this.variable = variable;
+  }
+}
+
+export type AddressingStyle = 'path' | 'virtual';
+
+export interface S3Config {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  addressingStyle: AddressingStyle;
+  /** Absent: use the SDK's default credential chain (instance role, profile, …). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export interface RedisConfig {
+  url: string;
+}
+
+export interface Tuning {
+  chunkSize: number;
+  sweepCap: number;
+  leaseSeconds: number;
+  heartbeatSeconds: number;
+}
+
+export const MAX_CHUNK_SIZE = 10_000;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(env: Env, name: string): string {
+  const value = optional(env, name);
+  if (value === undefined) throw new ConfigError(name, `${name} is required`);
+  return value;
+}
+
+function parseUrl(name: string, value: string, protocols: readonly string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `${name} is not a valid URL`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `${name} must use ${protocols.join(' or ')}, got ${url.protocol}`);
+  }
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  // Strict digits only: Number('1e3') or parseInt('10abc') would silently
+  // accept values an operator did not mean.
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function loadDatabaseUrl(env: Env = process.env): string {
+  return parseUrl('DATABASE_URL', required(env, 'DATABASE_URL'), ['postgres:', 'postgresql:']);
+}
+
+export function loadRedisConfig(env: Env = process.env): RedisConfig {
+  return { url: parseUrl('REDIS_URL', required(env, 'REDIS_URL'), ['redis:', 'rediss:']) };
+}
+
+export function loadS3Config(env: Env = process.env): S3Config {
+  const endpoint = parseUrl('BUZZ_S3_ENDPOINT', required(env, 'BUZZ_S3_ENDPOINT'), ['http:', 'https:']);
+  const bucket = required(env, 'BUZZ_S3_BUCKET');
+  const region = optional(env, 'BUZZ_S3_REGION') ?? optional(env, 'AWS_REGION') ?? 'us-east-1';
+
+  const style = optional(env, 'BUZZ_S3_ADDRESSING_STYLE') ?? 'path';
+  if (style !== 'path' && style !== 'virtual') {
+    throw new ConfigError('BUZZ_S3_ADDRESSING_STYLE', `BUZZ_S3_ADDRESSING_STYLE must be path or virtual, got ${JSON.stringify(style)}`);
+  }
+
+  const accessKeyId = optional(env, 'BUZZ_S3_ACCESS_KEY');
+  const secretAccessKey = optional(env, 'BUZZ_S3_SECRET_KEY');
+  const config: S3Config = { endpoint, bucket, region, addressingStyle: style };
+  if (accessKeyId !== undefined && secretAccessKey !== undefined) {
+    config.credentials = { accessKeyId, secretAccessKey };
+  } else if (accessKeyId !== undefined || secretAccessKey !== undefined) {
+    // Half a static key pair is an operator mistake; falling back to the
+    // default chain would silently act under a different identity.
+    const missing = accessKeyId === undefined ? 'BUZZ_S3_ACCESS_KEY' : 'BUZZ_S3_SECRET_KEY';
+    throw new ConfigError(missing, `${missing} is required when the other half of the S3 key pair is set`);
+  }
+  return config;
+}
+
+export function loadTuning(env: Env = process.env): Tuning {
+  const chunkSize = integer(env, 'DELETIONS_CHUNK_SIZE', 10_000, 1, MAX_CHUNK_SIZE);
+  const sweepCap = integer(env, 'DELETIONS_SWEEP_CAP', 1_000_000, 1, Number.MAX_SAFE_INTEGER);
+  const leaseSeconds = integer(env, 'DELETIONS_LEASE_SECONDS', 60, 1, 86_400);
+  const heartbeatSeconds = integer(env, 'DELETIONS_HEARTBEAT_SECONDS', 10, 1, 86_400);
+  // A heartbeat no shorter than the lease lets the lease lapse between beats.
+  if (heartbeatSeconds >= leaseSeconds) {
+    throw new ConfigError(
+      'DELETIONS_HEARTBEAT_SECONDS',
+      `DELETIONS_HEARTBEAT_SECONDS (${heartbeatSeconds}) must be shorter than DELETIONS_LEASE_SECONDS (${leaseSeconds})`,
+    );
+  }
+  return { chunkSize, sweepCap, leaseSeconds, heartbeatSeconds };
+}

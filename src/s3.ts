@@ -1,0 +1,394 @@
+// S3 adapter: version listing of owned prefixes, explicit-version bulk
+// deletes with strict outcome validation, and the absence proof. It refuses to
+// list or delete outside a community's owned prefixes; only the fleet sweep
+// may list the whole bucket, through its own function.
+
+import {
+  DeleteObjectsCommand,
+  ListObjectVersionsCommand,
+  S3Client,
+  type DeleteObjectsCommandOutput,
+  type ListObjectVersionsCommandOutput,
+} from '@aws-sdk/client-s3';
+import type { S3Config } from './config.js';
+import { compareUtf8, type ManifestEntry, type SizedEntry } from './manifest.js';
+import { isOwnedPrefixShape } from './taxonomy.js';
+
+export class StorageError extends Error {
+  /** S3 error code or one of this module's own codes. */
+  readonly code: string;
+  readonly httpStatus: number | undefined;
+
+  constructor(code: string, message: string, options: { cause?: unknown; httpStatus?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.httpStatus = options.httpStatus;
+  }
+}
+
+/** Worth retrying: throttling, 5xx, network, an inconsistent response. */
+export class TransientStorageError extends StorageError {
+  override readonly name: string = 'TransientStorageError';
+  /** Individual problems when one response had several (bulk delete outcome). */
+  readonly problems: readonly string[];
+
+  constructor(code: string, message: string, options: { cause?: unknown; httpStatus?: number; problems?: readonly string[] } = {}) {
+    super(code, message, options);
+    this.problems = options.problems ?? [];
+  }
+}
+
+/** Retrying cannot help: permissions, missing bucket, a request outside scope. */
+export class PermanentStorageError extends StorageError {
+  override readonly name: string = 'PermanentStorageError';
+}
+
+/** Refused before any request: the operation would leave the owned prefixes. */
+export class StorageScopeError extends PermanentStorageError {
+  override readonly name: string = 'StorageScopeError';
+}
+
+/** The absence proof found a retained version or delete marker. */
+export class StorageNotEmptyError extends TransientStorageError {
+  override readonly name: string = 'StorageNotEmptyError';
+  readonly entry: ManifestEntry;
+
+  constructor(prefix: string, entry: ManifestEntry) {
+    super('prefix_not_empty', `${prefix} still holds ${entry.kind} ${entry.key}@${entry.version_id}`);
+    this.entry = { key: entry.key, version_id: entry.version_id, kind: entry.kind };
+  }
+}
+
+// Codes that mean the request can never succeed as configured. Everything
+// else (throttling, 5xx, timeouts, connection resets) is retried.
+const PERMANENT_CODES = new Set([
+  'AccessDenied',
+  'AccountProblem',
+  'AllAccessDisabled',
+  'AuthorizationHeaderMalformed',
+  'CredentialsProviderError',
+  'InvalidAccessKeyId',
+  'InvalidBucketName',
+  'NoSuchBucket',
+  'PermanentRedirect',
+  'SignatureDoesNotMatch',
+]);
+
+/** Classify an SDK error by its name/code and HTTP status, never its message. */
+export function classifyS3Error(error: unknown, operation: string): StorageError {
+  if (error instanceof StorageError) return error;
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    Code?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  const code = typeof fields.Code === 'string' ? fields.Code : typeof fields.name === 'string' ? fields.name : 'UnknownError';
+  const status = typeof fields.$metadata?.httpStatusCode === 'number' ? fields.$metadata.httpStatusCode : undefined;
+  const detail = error instanceof Error ? error.message : String(error);
+  const message = `S3 ${operation} failed: ${code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`;
+  const options = status === undefined ? { cause: error } : { cause: error, httpStatus: status };
+  if (PERMANENT_CODES.has(code) || status === 401 || status === 403) {
+    return new PermanentStorageError(code, message, options);
+  }
+  return new TransientStorageError(code, message, options);
+}
+
+export function createS3Client(config: S3Config, options: { maxAttempts?: number } = {}): S3Client {
+  return new S3Client({
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.addressingStyle === 'path',
+    ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    // Checksums only where S3 demands them (DeleteObjects): S3-compatible
+    // servers differ in their support for the newer default checksums.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+export const MAX_PAGE_SIZE = 1000;
+export const MAX_DELETE_BATCH = 1000;
+
+export interface ListOptions {
+  /** ListObjectVersions MaxKeys, 1..1000 (small values exercise paging in tests). */
+  pageSize?: number;
+}
+
+export interface VersionPage {
+  /** The page's versions and delete markers, sorted canonically. */
+  entries: SizedEntry[];
+  /** Markers for the next request, or null on the last page. */
+  next: { keyMarker: string; versionIdMarker: string } | null;
+}
+
+type ListingPage = Pick<
+  ListObjectVersionsCommandOutput,
+  'Versions' | 'DeleteMarkers' | 'IsTruncated' | 'NextKeyMarker' | 'NextVersionIdMarker'
+>;
+
+/**
+ * Validate and normalise one ListObjectVersions page. A truncated page must
+ * name both markers: guessing a continuation point could skip versions.
+ */
+export function parseVersionPage(page: ListingPage, prefix: string): VersionPage {
+  const malformed = (why: string): never => {
+    throw new TransientStorageError('malformed_listing', `version listing of ${JSON.stringify(prefix)}: ${why}`);
+  };
+  const entries: SizedEntry[] = [];
+  for (const version of page.Versions ?? []) {
+    const { Key: key, VersionId: versionId, Size: size } = version;
+    if (key === undefined || versionId === undefined || versionId === '') malformed('an object version has no key or version id');
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) malformed(`object ${key} has no valid size`);
+    entries.push({ key: key as string, version_id: versionId as string, kind: 'object', size: size as number });
+  }
+  for (const marker of page.DeleteMarkers ?? []) {
+    const { Key: key, VersionId: versionId } = marker;
+    if (key === undefined || versionId === undefined || versionId === '') malformed('a delete marker has no key or version id');
+    entries.push({ key: key as string, version_id: versionId as string, kind: 'delete_marker', size: 0 });
+  }
+  for (const entry of entries) {
+    if (!entry.key.startsWith(prefix)) malformed(`returned key ${JSON.stringify(entry.key)} outside the prefix`);
+  }
+  entries.sort((a, b) => compareUtf8(a.key, b.key) || compareUtf8(a.version_id, b.version_id));
+  if (page.IsTruncated !== true) return { entries, next: null };
+  const keyMarker = page.NextKeyMarker;
+  const versionIdMarker = page.NextVersionIdMarker;
+  if (!keyMarker && !versionIdMarker) malformed('truncated page has neither NextKeyMarker nor NextVersionIdMarker');
+  if (!keyMarker) malformed('truncated page has no NextKeyMarker');
+  if (!versionIdMarker) malformed('truncated page has no NextVersionIdMarker');
+  return { entries, next: { keyMarker: keyMarker as string, versionIdMarker: versionIdMarker as string } };
+}
+
+export interface DeleteOutcome {
+  /** Versions the store acknowledged as deleted. */
+  deleted: number;
+  /** Versions the store reported as not existing (NoSuchVersion/NoSuchKey). */
+  alreadyMissing: number;
+}
+
+type DeleteResponse = Pick<DeleteObjectsCommandOutput, 'Deleted' | 'Errors'>;
+
+const ALREADY_MISSING_CODES = new Set(['NoSuchVersion', 'NoSuchKey']);
+const entryId = (key: string | undefined, versionId: string | undefined): string => `${key ?? '<no key>'}@${versionId ?? '<no version>'}`;
+
+/**
+ * Check that a DeleteObjects response accounts for exactly the requested
+ * versions. Anything else (a version left unacknowledged, an acknowledgement
+ * for something not asked for, a new delete marker, a per-key error) means
+ * the store did not do what the frozen manifest says, so nothing may be
+ * stamped as deleted.
+ */
+export function validateDeleteOutcome(requested: readonly ManifestEntry[], response: DeleteResponse): DeleteOutcome {
+  const pending = new Set(requested.map((entry) => entryId(entry.key, entry.version_id)));
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  let deleted = 0;
+  let alreadyMissing = 0;
+
+  const claim = (id: string): boolean => {
+    if (!pending.has(id)) {
+      problems.push(`${seen.has(id) ? 'duplicate' : 'unexpected'} acknowledgement for ${id}`);
+      return false;
+    }
+    pending.delete(id);
+    seen.add(id);
+    return true;
+  };
+
+  for (const ack of response.Deleted ?? []) {
+    const id = entryId(ack.Key, ack.VersionId);
+    if (ack.Key === undefined || ack.VersionId === undefined) {
+      problems.push(`acknowledgement without key or version: ${id}`);
+      continue;
+    }
+    if (!claim(id)) continue;
+    // Deleting an explicit version never creates a marker; a different
+    // marker version id means the store ignored our VersionId.
+    if (ack.DeleteMarkerVersionId !== undefined && ack.DeleteMarkerVersionId !== ack.VersionId) {
+      problems.push(`delete of ${id} created delete marker ${ack.DeleteMarkerVersionId}`);
+      continue;
+    }
+    deleted += 1;
+  }
+  for (const error of response.Errors ?? []) {
+    const id = entryId(error.Key, error.VersionId);
+    if (!claim(id)) continue;
+    if (error.Code !== undefined && ALREADY_MISSING_CODES.has(error.Code)) {
+      alreadyMissing += 1;
+    } else {
+      problems.push(`${id}: ${error.Code ?? 'no error code'}: ${error.Message ?? ''}`);
+    }
+  }
+  if (pending.size > 0) {
+    problems.push(`${pending.size} of ${requested.length} requested versions were not acknowledged (first: ${pending.values().next().value})`);
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join('; ');
+    throw new TransientStorageError(
+      'delete_outcome',
+      `bulk delete outcome rejected (${problems.length} problem(s)): ${shown}${problems.length > 5 ? '; …' : ''}`,
+      { problems },
+    );
+  }
+  return { deleted, alreadyMissing };
+}
+
+function assertOwnedPrefix(prefix: string): void {
+  if (!isOwnedPrefixShape(prefix)) {
+    throw new StorageScopeError('outside_owned_prefix', `refusing to act on ${JSON.stringify(prefix)}: not an owned community prefix`);
+  }
+}
+
+function pageSizeOf(options: ListOptions): number {
+  const size = options.pageSize ?? MAX_PAGE_SIZE;
+  if (!Number.isSafeInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw new RangeError(`page size must be between 1 and ${MAX_PAGE_SIZE}, got ${size}`);
+  }
+  return size;
+}
+
+export class S3Store {
+  constructor(
+    readonly client: S3Client,
+    readonly bucket: string,
+  ) {}
+
+  /** Every version and delete marker under one owned prefix, in canonical order. */
+  listVersions(prefix: string, options: ListOptions = {}): AsyncGenerator<SizedEntry> {
+    assertOwnedPrefix(prefix);
+    return this.list(prefix, pageSizeOf(options));
+  }
+
+  /** Fleet sweep only: every version in the bucket, in canonical order. */
+  listWholeBucket(options: ListOptions = {}): AsyncGenerator<SizedEntry> {
+    return this.list('', pageSizeOf(options));
+  }
+
+  /** One ListObjectVersions request per owned prefix, to prove list permission early. */
+  async preflight(prefixes: readonly string[]): Promise<void> {
+    for (const prefix of prefixes) assertOwnedPrefix(prefix);
+    for (const prefix of prefixes) await this.page(prefix, 1, undefined);
+  }
+
+  /** Number of versions and delete markers still under an owned prefix. */
+  async countRemaining(prefix: string): Promise<number> {
+    let count = 0;
+    for await (const _entry of this.listVersions(prefix)) count += 1;
+    return count;
+  }
+
+  /** The absence proof: no version and no delete marker under the prefix. */
+  async assertPrefixEmpty(prefix: string): Promise<void> {
+    assertOwnedPrefix(prefix);
+    const page = await this.page(prefix, 1, undefined);
+    const first = page.entries[0];
+    if (first !== undefined) throw new StorageNotEmptyError(prefix, first);
+    if (page.next !== null) {
+      throw new TransientStorageError('malformed_listing', `listing of ${prefix} returned no entries but claims more`);
+    }
+  }
+
+  /**
+   * Delete exactly these versions (never a bare key, which would only add a
+   * delete marker) in requests of at most 1000, validating each response.
+   */
+  async deleteVersions(prefix: string, entries: readonly ManifestEntry[]): Promise<DeleteOutcome & { requests: number }> {
+    assertOwnedPrefix(prefix);
+    const ids = new Set<string>();
+    for (const entry of entries) {
+      if (!entry.key.startsWith(prefix) || entry.key === prefix) {
+        throw new StorageScopeError('foreign_key', `refusing to delete ${JSON.stringify(entry.key)}: outside ${prefix}`);
+      }
+      if (!entry.version_id) {
+        throw new StorageScopeError('missing_version', `refusing to delete ${entry.key} without an explicit version id`);
+      }
+      const id = entryId(entry.key, entry.version_id);
+      if (ids.has(id)) throw new StorageScopeError('duplicate_entry', `duplicate delete request for ${id}`);
+      ids.add(id);
+    }
+    const total: DeleteOutcome & { requests: number } = { deleted: 0, alreadyMissing: 0, requests: 0 };
+    for (let start = 0; start < entries.length; start += MAX_DELETE_BATCH) {
+      const batch = entries.slice(start, start + MAX_DELETE_BATCH);
+      let response: DeleteObjectsCommandOutput;
+      try {
+        response = await this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Quiet: false, Objects: batch.map((entry) => ({ Key: entry.key, VersionId: entry.version_id })) },
+          }),
+        );
+      } catch (error) {
+        throw classifyS3Error(error, 'DeleteObjects');
+      }
+      total.requests += 1;
+      const outcome = validateDeleteOutcome(batch, response);
+      total.deleted += outcome.deleted;
+      total.alreadyMissing += outcome.alreadyMissing;
+    }
+    return total;
+  }
+
+  private async page(prefix: string, pageSize: number, markers: VersionPage['next'] | undefined): Promise<VersionPage> {
+    let response: ListObjectVersionsCommandOutput;
+    try {
+      response = await this.client.send(
+        new ListObjectVersionsCommand({
+          Bucket: this.bucket,
+          Prefix: prefix === '' ? undefined : prefix,
+          MaxKeys: pageSize,
+          KeyMarker: markers?.keyMarker,
+          VersionIdMarker: markers?.versionIdMarker,
+        }),
+      );
+    } catch (error) {
+      throw classifyS3Error(error, 'ListObjectVersions');
+    }
+    return parseVersionPage(response, prefix);
+  }
+
+  // S3 lists keys in byte order but a key's versions newest first, while the
+  // manifest orders versions by id. Only the current key's versions are held
+  // back (a key can straddle pages), so memory is one page plus one key.
+  private async *list(prefix: string, pageSize: number): AsyncGenerator<SizedEntry> {
+    let markers: VersionPage['next'] | undefined;
+    let held: SizedEntry[] = [];
+    let heldKey: string | null = null;
+    const release = function* (): Generator<SizedEntry> {
+      held.sort((a, b) => compareUtf8(a.version_id, b.version_id));
+      for (let i = 1; i < held.length; i++) {
+        if ((held[i - 1] as SizedEntry).version_id === (held[i] as SizedEntry).version_id) {
+          throw new TransientStorageError('malformed_listing', `listing returned ${heldKey}@${(held[i] as SizedEntry).version_id} twice`);
+        }
+      }
+      yield* held;
+      held = [];
+    };
+    for (;;) {
+      const page = await this.page(prefix, pageSize, markers);
+      for (const entry of page.entries) {
+        if (heldKey !== null && entry.key !== heldKey) {
+          if (compareUtf8(entry.key, heldKey) < 0) {
+            throw new TransientStorageError(
+              'malformed_listing',
+              `listing went backwards: ${JSON.stringify(entry.key)} after ${JSON.stringify(heldKey)}`,
+            );
+          }
+          yield* release();
+        }
+        heldKey = entry.key;
+        held.push(entry);
+      }
+      if (page.next === null) break;
+      if (markers && page.next.keyMarker === markers.keyMarker && page.next.versionIdMarker === markers.versionIdMarker) {
+        throw new TransientStorageError('malformed_listing', `listing of ${JSON.stringify(prefix)} did not advance past ${page.next.keyMarker}`);
+      }
+      markers = page.next;
+    }
+    yield* release();
+  }
+}
+
+export function createS3Store(config: S3Config, options: { maxAttempts?: number } = {}): S3Store {
+  return new S3Store(createS3Client(config, options), config.bucket);
+}

@@ -1,0 +1,98 @@
+import t from 'tap';
+import { ConfigError, loadDatabaseUrl, loadRedisConfig, loadS3Config, loadTuning } from '../src/config.js';
+
+const S3_BASE = { BUZZ_S3_ENDPOINT: 'http://127.0.0.1:9000', BUZZ_S3_BUCKET: 'media' };
+
+function variableOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.variable;
+    throw error;
+  }
+  return undefined;
+}
+
+t.test('S3: required settings name the missing variable', async (t) => {
+  t.equal(variableOf(() => loadS3Config({})), 'BUZZ_S3_ENDPOINT');
+  t.equal(variableOf(() => loadS3Config({ BUZZ_S3_ENDPOINT: '  ', BUZZ_S3_BUCKET: 'b' })), 'BUZZ_S3_ENDPOINT', 'blank is missing');
+  t.equal(variableOf(() => loadS3Config({ BUZZ_S3_ENDPOINT: 'http://x' })), 'BUZZ_S3_BUCKET');
+  t.equal(variableOf(() => loadS3Config({ ...S3_BASE, BUZZ_S3_ENDPOINT: 'not a url' })), 'BUZZ_S3_ENDPOINT');
+  t.equal(variableOf(() => loadS3Config({ ...S3_BASE, BUZZ_S3_ENDPOINT: 'ftp://host' })), 'BUZZ_S3_ENDPOINT');
+});
+
+t.test('S3: defaults, trimming and region fallback', async (t) => {
+  t.same(loadS3Config({ ...S3_BASE, BUZZ_S3_BUCKET: ' media ' }), {
+    endpoint: 'http://127.0.0.1:9000',
+    bucket: 'media',
+    region: 'us-east-1',
+    addressingStyle: 'path',
+  });
+  t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: 'eu-west-1' }).region, 'eu-west-1');
+  t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: 'eu-west-1', BUZZ_S3_REGION: 'ap-south-1' }).region, 'ap-south-1');
+  t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: 'eu-west-1', BUZZ_S3_REGION: '  ' }).region, 'eu-west-1', 'blank falls through');
+  t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: ' ' }).region, 'us-east-1');
+  t.equal(loadS3Config({ ...S3_BASE, BUZZ_S3_ADDRESSING_STYLE: 'virtual' }).addressingStyle, 'virtual');
+  t.equal(loadS3Config({ ...S3_BASE, BUZZ_S3_ADDRESSING_STYLE: ' path ' }).addressingStyle, 'path');
+  for (const style of ['Path', 'vhost', 'auto']) {
+    t.equal(variableOf(() => loadS3Config({ ...S3_BASE, BUZZ_S3_ADDRESSING_STYLE: style })), 'BUZZ_S3_ADDRESSING_STYLE', style);
+  }
+});
+
+t.test('S3: static keys or the default credential chain', async (t) => {
+  t.same(loadS3Config({ ...S3_BASE, BUZZ_S3_ACCESS_KEY: ' key ', BUZZ_S3_SECRET_KEY: ' secret ' }).credentials, {
+    accessKeyId: 'key',
+    secretAccessKey: 'secret',
+  });
+  t.notOk('credentials' in loadS3Config(S3_BASE), 'unset pair: default chain');
+  t.notOk('credentials' in loadS3Config({ ...S3_BASE, BUZZ_S3_ACCESS_KEY: '', BUZZ_S3_SECRET_KEY: '   ' }), 'blank pair: default chain');
+  t.equal(variableOf(() => loadS3Config({ ...S3_BASE, BUZZ_S3_ACCESS_KEY: 'key' })), 'BUZZ_S3_SECRET_KEY', 'half pair is an error');
+  t.equal(variableOf(() => loadS3Config({ ...S3_BASE, BUZZ_S3_SECRET_KEY: 'secret', BUZZ_S3_ACCESS_KEY: ' ' })), 'BUZZ_S3_ACCESS_KEY');
+});
+
+t.test('database and redis URLs', async (t) => {
+  t.equal(loadDatabaseUrl({ DATABASE_URL: ' postgres://localhost/test ' }), 'postgres://localhost/test');
+  t.equal(variableOf(() => loadDatabaseUrl({})), 'DATABASE_URL');
+  t.equal(variableOf(() => loadDatabaseUrl({ DATABASE_URL: 'mysql://x/y' })), 'DATABASE_URL');
+  t.same(loadRedisConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }), { url: 'redis://127.0.0.1:6379/2' });
+  t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: '' })), 'REDIS_URL');
+  t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: 'http://x' })), 'REDIS_URL');
+  // The default argument really is process.env.
+  const saved = process.env.REDIS_URL;
+  process.env.REDIS_URL = 'rediss://cache.example:6380';
+  try {
+    t.equal(loadRedisConfig().url, 'rediss://cache.example:6380');
+  } finally {
+    if (saved === undefined) delete process.env.REDIS_URL;
+    else process.env.REDIS_URL = saved;
+  }
+});
+
+t.test('tuning defaults and bounds', async (t) => {
+  t.same(loadTuning({}), { chunkSize: 10_000, sweepCap: 1_000_000, leaseSeconds: 60, heartbeatSeconds: 10 });
+  t.same(
+    loadTuning({ DELETIONS_CHUNK_SIZE: '1', DELETIONS_SWEEP_CAP: '5', DELETIONS_LEASE_SECONDS: '30', DELETIONS_HEARTBEAT_SECONDS: ' 5 ' }),
+    { chunkSize: 1, sweepCap: 5, leaseSeconds: 30, heartbeatSeconds: 5 },
+  );
+  t.equal(loadTuning({ DELETIONS_CHUNK_SIZE: '10000' }).chunkSize, 10_000);
+  const invalid: Array<[Record<string, string>, string]> = [
+    [{ DELETIONS_CHUNK_SIZE: '0' }, 'DELETIONS_CHUNK_SIZE'],
+    [{ DELETIONS_CHUNK_SIZE: '10001' }, 'DELETIONS_CHUNK_SIZE'],
+    [{ DELETIONS_CHUNK_SIZE: '1e3' }, 'DELETIONS_CHUNK_SIZE'],
+    [{ DELETIONS_CHUNK_SIZE: '100abc' }, 'DELETIONS_CHUNK_SIZE'],
+    [{ DELETIONS_CHUNK_SIZE: '-5' }, 'DELETIONS_CHUNK_SIZE'],
+    [{ DELETIONS_SWEEP_CAP: '0' }, 'DELETIONS_SWEEP_CAP'],
+    [{ DELETIONS_SWEEP_CAP: '1.5' }, 'DELETIONS_SWEEP_CAP'],
+    [{ DELETIONS_LEASE_SECONDS: 'sixty' }, 'DELETIONS_LEASE_SECONDS'],
+    [{ DELETIONS_HEARTBEAT_SECONDS: '0' }, 'DELETIONS_HEARTBEAT_SECONDS'],
+    [{ DELETIONS_HEARTBEAT_SECONDS: '60' }, 'DELETIONS_HEARTBEAT_SECONDS'],
+    [{ DELETIONS_LEASE_SECONDS: '5' }, 'DELETIONS_HEARTBEAT_SECONDS'],
+  ];
+  for (const [env, variable] of invalid) {
+    t.equal(variableOf(() => loadTuning(env)), variable, JSON.stringify(env));
+  }
+});
+
+t.test('ConfigError message names the variable', async (t) => {
+  t.throws(() => loadS3Config({ BUZZ_S3_ENDPOINT: 'http://x' }), { name: 'ConfigError', message: /BUZZ_S3_BUCKET/ });
+});

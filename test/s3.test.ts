@@ -1,0 +1,303 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, PutBucketVersioningCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import t from 'tap';
+import { PrefixDigest, type SizedEntry } from '../src/manifest.js';
+import {
+  classifyS3Error,
+  createS3Client,
+  parseVersionPage,
+  PermanentStorageError,
+  S3Store,
+  StorageNotEmptyError,
+  StorageScopeError,
+  TransientStorageError,
+  validateDeleteOutcome,
+} from '../src/s3.js';
+import { createTestBucket } from './helpers/moto.js';
+
+const { config, client, store } = await createTestBucket(t);
+
+const hex = () => randomBytes(32).toString('hex');
+const byKeyThenVersion = (a: SizedEntry, b: SizedEntry) =>
+  a.key < b.key ? -1 : a.key > b.key ? 1 : a.version_id < b.version_id ? -1 : a.version_id > b.version_id ? 1 : 0;
+
+async function put(key: string, body: string): Promise<SizedEntry> {
+  const out = await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key, Body: body }));
+  if (!out.VersionId) throw new Error(`no version id for ${key}`);
+  return { key, version_id: out.VersionId, kind: 'object', size: Buffer.byteLength(body) };
+}
+
+async function mark(key: string): Promise<SizedEntry> {
+  const out = await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: key }));
+  if (!out.DeleteMarker || !out.VersionId) throw new Error(`no delete marker for ${key}`);
+  return { key, version_id: out.VersionId, kind: 'delete_marker', size: 0 };
+}
+
+/** `versions` object versions of increasing size, then (optionally) a delete marker. */
+async function history(key: string, versions: number, withMarker: boolean): Promise<SizedEntry[]> {
+  const out: SizedEntry[] = [];
+  for (let i = 1; i <= versions; i++) out.push(await put(key, 'x'.repeat(i * 7)));
+  if (withMarker) out.push(await mark(key));
+  return out;
+}
+
+async function collect(iterable: AsyncIterable<SizedEntry>): Promise<SizedEntry[]> {
+  const out: SizedEntry[] = [];
+  for await (const entry of iterable) out.push(entry);
+  return out;
+}
+
+const prefixes = (c: string) => [`_meta/${c}/`, `_uploads/${c}/`, `repos/${c}/`];
+
+// Fixture: the target community C, a sibling D, and shared content.
+const C = randomUUID();
+const D = randomUUID();
+const expected = new Map<string, SizedEntry[]>();
+for (const prefix of prefixes(C)) expected.set(prefix, []);
+for (let i = 0; i < 3; i++) expected.get(`_meta/${C}/`)!.push(...(await history(`_meta/${C}/${hex()}.json`, 3, true)));
+for (let i = 0; i < 2; i++) expected.get(`_uploads/${C}/`)!.push(...(await history(`_uploads/${C}/${hex()}.json`, 2, true)));
+expected.get(`repos/${C}/`)!.push(...(await history(`repos/${C}/alpha.json`, 2, true)));
+expected.get(`repos/${C}/`)!.push(...(await history(`repos/${C}/beta-2.json`, 3, true)));
+for (const list of expected.values()) list.sort(byKeyThenVersion);
+
+const bystanders: SizedEntry[] = [
+  ...(await history(`_meta/${D}/${hex()}.json`, 2, true)),
+  ...(await history(`_uploads/${D}/${hex()}.json`, 1, false)),
+  ...(await history(`repos/${D}/alpha.json`, 1, true)),
+  ...(await history(`blobs/${hex()}`, 2, false)),
+  ...(await history(`manifests/${hex()}`, 1, true)),
+].sort(byKeyThenVersion);
+
+t.test('listVersions yields versions and delete markers in canonical order, across pages', async (t) => {
+  for (const prefix of prefixes(C)) {
+    const want = expected.get(prefix)!;
+    t.ok(want.some((e) => e.kind === 'delete_marker') && want.some((e) => e.kind === 'object'), `${prefix} fixture has both kinds`);
+    for (const pageSize of [1, 2, 3, 1000]) {
+      const got = await collect(store.listVersions(prefix, { pageSize }));
+      t.same(got, want, `${prefix} with page size ${pageSize}`);
+    }
+    // The manifest digest accepts the stream only if it is strictly ascending.
+    const digest = new PrefixDigest(prefix, { chunkSize: 2 });
+    for await (const entry of store.listVersions(prefix, { pageSize: 2 })) digest.add(entry);
+    t.equal(digest.finish().summary.object_count, want.length);
+  }
+  t.same(await collect(store.listVersions(`_meta/${D}/`)), bystanders.filter((e) => e.key.startsWith(`_meta/${D}/`)), 'sibling listed apart');
+});
+
+t.test('listWholeBucket (sweep only) sees everything in canonical order', async (t) => {
+  const all = [...[...expected.values()].flat(), ...bystanders].sort(byKeyThenVersion);
+  t.same(await collect(store.listWholeBucket({ pageSize: 4 })), all);
+});
+
+t.test('the destructive path refuses anything but an owned prefix', async (t) => {
+  for (const prefix of ['', 'blobs/', 'manifests/', `_meta/${C}`, `_meta/${C.toUpperCase()}/`, `_meta/${C}/sub/`, `other/${C}/`]) {
+    t.throws(() => store.listVersions(prefix), StorageScopeError, `list ${JSON.stringify(prefix)}`);
+    await t.rejects(store.preflight([`_meta/${C}/`, prefix]), StorageScopeError, `preflight ${JSON.stringify(prefix)}`);
+    await t.rejects(store.assertPrefixEmpty(prefix), StorageScopeError, `absence ${JSON.stringify(prefix)}`);
+    await t.rejects(store.deleteVersions(prefix, []), StorageScopeError, `delete under ${JSON.stringify(prefix)}`);
+  }
+  const foreign = bystanders.find((e) => e.key.startsWith(`_meta/${D}/`))!;
+  const own = expected.get(`_meta/${C}/`)!;
+  await t.rejects(store.deleteVersions(`_meta/${C}/`, [...own, foreign]), { name: 'StorageScopeError', code: 'foreign_key' });
+  await t.rejects(store.deleteVersions(`_meta/${C}/`, [own[0]!, own[0]!]), { name: 'StorageScopeError', code: 'duplicate_entry' });
+  await t.rejects(
+    store.deleteVersions(`_meta/${C}/`, [{ ...own[0]!, version_id: '' }]),
+    { name: 'StorageScopeError', code: 'missing_version' },
+  );
+  t.same(await collect(store.listVersions(`_meta/${C}/`)), own, 'a refused batch deleted nothing');
+  t.same(await collect(store.listVersions(`_meta/${D}/`)), [foreign, ...bystanders.filter((e) => e !== foreign && e.key.startsWith(`_meta/${D}/`))].sort(byKeyThenVersion));
+});
+
+t.test('preflight proves list permission; errors are classified', async (t) => {
+  await store.preflight(prefixes(C));
+  const missingBucket = new S3Store(client, `${config.bucket}-missing`);
+  await t.rejects(missingBucket.preflight(prefixes(C)), { name: 'PermanentStorageError', code: 'NoSuchBucket', httpStatus: 404 });
+  // Nothing listens on port 9 of loopback (discard; refused without root daemon).
+  const unreachable = new S3Store(createS3Client({ ...config, endpoint: 'http://127.0.0.1:9' }, { maxAttempts: 1 }), config.bucket);
+  const error = await unreachable.preflight(prefixes(C)).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof TransientStorageError, 'connection refused is transient');
+  t.notOk(error instanceof PermanentStorageError);
+});
+
+t.test('classifyS3Error uses name/code and status, not message text', async (t) => {
+  const classify = (e: unknown) => classifyS3Error(e, 'Test');
+  t.type(classify({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }), PermanentStorageError);
+  t.type(classify({ name: 'Whatever', $metadata: { httpStatusCode: 403 } }), PermanentStorageError, '403 is permanent');
+  t.type(classify({ name: 'NoSuchBucket', $metadata: { httpStatusCode: 404 } }), PermanentStorageError);
+  t.type(classify({ name: 'SlowDown', $metadata: { httpStatusCode: 503 } }), TransientStorageError);
+  t.type(classify({ name: 'InternalError', message: 'AccessDenied NoSuchBucket', $metadata: { httpStatusCode: 500 } }), TransientStorageError);
+  t.type(classify(Object.assign(new Error('Access Denied'), { name: 'TimeoutError' })), TransientStorageError);
+  t.equal(classify({ name: 'S3ServiceException', Code: 'AccessDenied' }).code, 'AccessDenied', 'Code wins over name');
+});
+
+t.test('deleting a prefix\'s exact versions empties it and nothing else', async (t) => {
+  const before = await collect(store.listWholeBucket());
+  for (const prefix of prefixes(C)) {
+    const entries = await collect(store.listVersions(prefix));
+    t.same(entries, expected.get(prefix), `${prefix} listed as frozen`);
+    const outcome = await store.deleteVersions(prefix, entries);
+    t.same(outcome, { deleted: entries.length, alreadyMissing: 0, requests: 1 }, `${prefix} all acknowledged`);
+    t.equal(await store.countRemaining(prefix), 0, `${prefix} has no versions or markers left`);
+    await store.assertPrefixEmpty(prefix);
+  }
+  const after = await collect(store.listWholeBucket());
+  t.same(after, bystanders, 'sibling community and shared keys survive, every version');
+  t.same(after, before.filter((e) => !prefixes(C).some((p) => e.key.startsWith(p))));
+
+  // Replaying a chunk after a lost stamp is safe: every version is accounted
+  // for (moto, like AWS, acknowledges missing versions as deleted) and no
+  // delete marker appears.
+  for (const prefix of prefixes(C)) {
+    const entries = expected.get(prefix)!;
+    const replay = await store.deleteVersions(prefix, entries);
+    t.equal(replay.deleted + replay.alreadyMissing, entries.length, `${prefix} replay accounted`);
+    t.equal(await store.countRemaining(prefix), 0, `${prefix} replay created nothing`);
+  }
+  t.same(await collect(store.listWholeBucket()), bystanders);
+});
+
+t.test('absence proof counts delete markers', async (t) => {
+  const E = randomUUID();
+  const key = `repos/${E}/only-marker.json`;
+  const [version, marker] = await history(key, 1, true);
+  await store.deleteVersions(`repos/${E}/`, [version!]);
+  t.equal(await store.countRemaining(`repos/${E}/`), 1);
+  const error = await store.assertPrefixEmpty(`repos/${E}/`).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof StorageNotEmptyError, 'a lone delete marker is not absence');
+  t.ok(error instanceof TransientStorageError);
+  t.same((error as StorageNotEmptyError).entry, { key, version_id: marker!.version_id, kind: 'delete_marker' });
+  t.same(await store.deleteVersions(`repos/${E}/`, [marker!]), { deleted: 1, alreadyMissing: 0, requests: 1 });
+  await store.assertPrefixEmpty(`repos/${E}/`);
+  t.equal(await store.countRemaining(`repos/${E}/`), 0);
+});
+
+t.test('unversioned objects carry the literal version id "null"', async (t) => {
+  const G = randomUUID();
+  const key = `_uploads/${G}/${hex()}.json`;
+  await client.send(new PutBucketVersioningCommand({ Bucket: config.bucket, VersioningConfiguration: { Status: 'Suspended' } }));
+  try {
+    // No VersionId in the response while suspended; the listing must say "null".
+    await client.send(new PutObjectCommand({ Bucket: config.bucket, Key: key, Body: 'before versioning' }));
+  } finally {
+    await client.send(new PutBucketVersioningCommand({ Bucket: config.bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+  }
+  const later = await put(key, 'versioned');
+  const listed = await collect(store.listVersions(`_uploads/${G}/`));
+  t.same(
+    listed,
+    [{ key, version_id: 'null', kind: 'object', size: 17 } as SizedEntry, later].sort(byKeyThenVersion),
+    'null version listed with its literal id',
+  );
+  t.same(await store.deleteVersions(`_uploads/${G}/`, listed), { deleted: 2, alreadyMissing: 0, requests: 1 });
+  await store.assertPrefixEmpty(`_uploads/${G}/`);
+});
+
+t.test('more than 1000 versions are deleted in requests of at most 1000', async (t) => {
+  const F = randomUUID();
+  const prefix = `_meta/${F}/`;
+  const keys = Array.from({ length: 503 }, () => `${prefix}${hex()}.json`);
+  const queue = [...keys, ...keys];
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) await put(key, 'v');
+    }),
+  );
+  const counted = createS3Client(config);
+  t.teardown(() => counted.destroy());
+  const batchSizes: number[] = [];
+  counted.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'DeleteObjectsCommand') {
+        batchSizes.push((args.input as { Delete: { Objects: unknown[] } }).Delete.Objects.length);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'countDeleteBatches' },
+  );
+  const entries = await collect(store.listVersions(prefix));
+  t.equal(entries.length, 1006);
+  const outcome = await new S3Store(counted, config.bucket).deleteVersions(prefix, entries);
+  t.same(outcome, { deleted: 1006, alreadyMissing: 0, requests: 2 });
+  t.same(batchSizes, [1000, 6], 'two DeleteObjects requests, each within the S3 limit');
+  await store.assertPrefixEmpty(prefix);
+});
+
+t.test('parseVersionPage: truncated pages must carry both markers', async (t) => {
+  const prefix = `_meta/${C}/`;
+  const v = (key: string, id: string) => ({ Key: `${prefix}${key}`, VersionId: id, Size: 1 });
+  const page = { Versions: [v('b', '2'), v('a', '9'), v('b', '1')], DeleteMarkers: [{ Key: `${prefix}a`, VersionId: '5' }] };
+  const parsed = parseVersionPage({ ...page, IsTruncated: false }, prefix);
+  t.same(
+    parsed.entries.map((e) => [e.key.slice(prefix.length), e.version_id, e.kind]),
+    [['a', '5', 'delete_marker'], ['a', '9', 'object'], ['b', '1', 'object'], ['b', '2', 'object']],
+  );
+  t.equal(parsed.next, null);
+  t.same(parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: `${prefix}b`, NextVersionIdMarker: '1' }, prefix).next, {
+    keyMarker: `${prefix}b`,
+    versionIdMarker: '1',
+  });
+  const malformed = { name: 'TransientStorageError', code: 'malformed_listing' };
+  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextVersionIdMarker: '1' }, prefix), { ...malformed, message: /NextKeyMarker/ });
+  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: `${prefix}b` }, prefix), { ...malformed, message: /NextVersionIdMarker/ });
+  t.throws(() => parseVersionPage({ ...page, IsTruncated: true }, prefix), malformed);
+  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: '', NextVersionIdMarker: '' }, prefix), malformed);
+  t.throws(() => parseVersionPage({ Versions: [{ Key: `${prefix}a`, Size: 1 }] }, prefix), malformed, 'version without id');
+  t.throws(() => parseVersionPage({ Versions: [{ Key: `${prefix}a`, VersionId: '1' }] }, prefix), malformed, 'object without size');
+  t.throws(() => parseVersionPage({ Versions: [{ Key: `_meta/${D}/a`, VersionId: '1', Size: 1 }] }, prefix), malformed, 'key outside prefix');
+});
+
+t.test('validateDeleteOutcome: exact acknowledgement or a transient failure', async (t) => {
+  const req = [
+    { key: 'k/a', version_id: '1', kind: 'object' as const },
+    { key: 'k/a', version_id: '2', kind: 'delete_marker' as const },
+    { key: 'k/b', version_id: '3', kind: 'object' as const },
+  ];
+  const ack = (key: string, id: string, extra: object = {}) => ({ Key: key, VersionId: id, ...extra });
+  t.same(
+    validateDeleteOutcome(req, { Deleted: [ack('k/a', '1'), ack('k/a', '2', { DeleteMarker: true, DeleteMarkerVersionId: '2' }), ack('k/b', '3')] }),
+    { deleted: 3, alreadyMissing: 0 },
+  );
+  t.same(
+    validateDeleteOutcome(req, {
+      Deleted: [ack('k/a', '1')],
+      Errors: [
+        { Key: 'k/a', VersionId: '2', Code: 'NoSuchVersion' },
+        { Key: 'k/b', VersionId: '3', Code: 'NoSuchKey' },
+      ],
+    }),
+    { deleted: 1, alreadyMissing: 2 },
+    'missing versions count as already deleted',
+  );
+  const rejected = (what: string, response: Parameters<typeof validateDeleteOutcome>[1], problem: RegExp) => {
+    try {
+      validateDeleteOutcome(req, response);
+      t.fail(`${what}: accepted`);
+    } catch (error) {
+      t.ok(error instanceof TransientStorageError, `${what}: transient`);
+      t.equal((error as TransientStorageError).code, 'delete_outcome');
+      t.match((error as TransientStorageError).problems.join('\n'), problem, what);
+    }
+  };
+  rejected('partial acknowledgement', { Deleted: [ack('k/a', '1'), ack('k/b', '3')] }, /1 of 3 requested versions were not acknowledged/);
+  rejected('empty response', {}, /3 of 3/);
+  rejected(
+    'other per-key error',
+    { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: 'AccessDenied', Message: 'no' }] },
+    /k\/a@2: AccessDenied/,
+  );
+  rejected('unexpected version', { Deleted: [ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3'), ack('k/b', '4')] }, /unexpected acknowledgement for k\/b@4/);
+  rejected('foreign key', { Deleted: [ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3'), ack('x/z', '3')] }, /unexpected acknowledgement for x\/z@3/);
+  rejected('duplicate acknowledgement', { Deleted: [ack('k/a', '1'), ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3')] }, /duplicate acknowledgement for k\/a@1/);
+  rejected('ack without version', { Deleted: [{ Key: 'k/a' }, ack('k/a', '2'), ack('k/b', '3')] }, /without key or version/);
+  rejected(
+    'new delete marker instead of a version delete',
+    { Deleted: [ack('k/a', '1', { DeleteMarker: true, DeleteMarkerVersionId: 'new' }), ack('k/a', '2'), ack('k/b', '3')] },
+    /created delete marker new/,
+  );
+});
