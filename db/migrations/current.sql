@@ -1,1 +1,2 @@
--- Enter migration here
+--!include tg_events__guard_read_state_delete.sql
+--!include grants.sql

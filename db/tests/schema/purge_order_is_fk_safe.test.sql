@@ -25,12 +25,14 @@ select throws_ok(
   format($$ delete from public.channels where community_id = %L $$, :'c'),
   '23503', null, 'deleting a parent (channels) before its children fails');
 
--- The registry order deletes everything (read-state rows need the opt-in).
+-- The registry order deletes everything (read-state rows need the engine's
+-- role and the opt-in, as in the purge).
 select lives_ok(format($$
   do $do$
   declare t record;
   begin
     perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+    set local role community_deletion_owner;
     for t in select table_name from public.community_deletion_tables where kind = 'scoped' order by purge_order loop
       execute format('delete from public.%%I where community_id = %%L', t.table_name, %L);
     end loop;
