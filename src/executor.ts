@@ -9,7 +9,7 @@ import { isRetryableSqlState, isStaleLease, sqlStateOf } from './errors.js';
 import { enumerateOwnedStorage } from './inventory.js';
 import { ManifestError, type ManifestEntry } from './manifest.js';
 import { RedisNotEmptyError, RedisScopeError, type RedisCache } from './redis.js';
-import { PermanentStorageError, StorageError, TransientStorageError, type S3Store } from './s3.js';
+import { MAX_DELETE_BATCH, PermanentStorageError, StorageError, TransientStorageError, type S3Store } from './s3.js';
 import { TaxonomyError, type Taxonomy } from './taxonomy.js';
 
 export type ExecutorMode = 'run' | 'drain' | 'worker';
@@ -97,6 +97,11 @@ export class Executor {
     return this.shutdown.signal.aborted;
   }
 
+  /** Aborted once shutdown is requested (SIGTERM/SIGINT). */
+  get shutdownSignal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
   /** Claim (a given request, or the oldest runnable one) and run it to the end or to a failure. */
   async runOnce(requestId?: string): Promise<RunOutcome> {
     const { sql, executorId, leaseSeconds } = this.d;
@@ -173,31 +178,28 @@ export class Executor {
     if (this.shutdown.signal.aborted) throw new Cancelled('shutdown', 'shutdown requested');
   }
 
-  /** Runs an external effect, abandoning it as soon as the lease is lost or shutdown begins. */
+  /**
+   * Runs an external effect. A lost lease abandons it at once (another
+   * executor may own the request now; nothing this one does can be
+   * reported). Shutdown does not: the in-flight request (at most one bulk
+   * delete, one listing page, one Redis pass) finishes, and the executor
+   * stops at the next cancellation check, so after it releases the lease no
+   * effect of its own is still running.
+   */
   private async external<T>(lease: AbortSignal, unitKey: string, effect: () => Promise<T>): Promise<T> {
     this.checkCancelled(lease);
     let onAbort: (() => void) | undefined;
-    const cancelled = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        try {
-          this.checkCancelled(lease);
-        } catch (error) {
-          reject(error);
-        }
-      };
+    const lost = new Promise<never>((_, reject) => {
+      onAbort = () => reject(lease.reason instanceof Cancelled ? lease.reason : new Cancelled('lease_lost', 'lease lost'));
       lease.addEventListener('abort', onAbort, { once: true });
-      this.shutdown.signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      return await Promise.race([effect(), cancelled]);
+      return await Promise.race([effect(), lost]);
     } catch (error) {
       if (error instanceof Cancelled) throw error;
       throw new StepError(unitKey, error);
     } finally {
-      if (onAbort) {
-        lease.removeEventListener('abort', onAbort);
-        this.shutdown.signal.removeEventListener('abort', onAbort);
-      }
+      if (onAbort) lease.removeEventListener('abort', onAbort);
     }
   }
 
@@ -270,7 +272,28 @@ export class Executor {
               select chunk_no, prefix, entries from public.deletion_next_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
           if (!chunk) break;
           const unit = `chunk:${chunk.chunk_no}`;
-          const outcome = await this.external(lease, unit, () => s3.deleteVersions(chunk.prefix, chunk.entries));
+          // SQL checked the chunk against the taxonomy when it was appended;
+          // check the whole chunk again before its first request, so a bad
+          // entry can never come after a batch that is already deleted.
+          await this.external(lease, unit, async () => {
+            if (!prefixes.includes(chunk.prefix)) {
+              throw new TaxonomyError('not_an_owned_prefix', `chunk ${chunk.chunk_no} names ${chunk.prefix}, not an owned prefix of ${token.communityId}`);
+            }
+            for (const entry of chunk.entries) taxonomy.assertOwnedKey(entry.key, chunk.prefix, token.communityId);
+          });
+          // One bulk request (≤1000 versions) at a time, each preceded by a
+          // token check in SQL: an executor that lost its lease mid-chunk
+          // stops before its next irreversible request, not at the chunk end.
+          const outcome = { deleted: 0, alreadyMissing: 0, requests: 0 };
+          for (let start = 0; start < chunk.entries.length; start += MAX_DELETE_BATCH) {
+            const batch = chunk.entries.slice(start, start + MAX_DELETE_BATCH);
+            this.checkCancelled(lease);
+            await this.report(unit, () => sql`select public.deletion_verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
+            const part = await this.external(lease, unit, () => s3.deleteVersions(chunk.prefix, batch));
+            outcome.deleted += part.deleted;
+            outcome.alreadyMissing += part.alreadyMissing;
+            outcome.requests += part.requests;
+          }
           await this.d.onBoundary?.(`chunk_deleted:${chunk.chunk_no}`);
           this.checkCancelled(lease);
           await this.report(unit, () =>
@@ -370,7 +393,8 @@ export async function pollLoop(
     const outcome = await executor.runOnce();
     if (outcome.kind === 'nothing_claimable') {
       if (options.untilEmpty) break;
-      await sleep(idle + Math.floor(Math.random() * 250), undefined, {}).catch(() => {});
+      // Interrupted by SIGTERM/SIGINT: an idle worker stops at once.
+      await sleep(idle + Math.floor(Math.random() * 250), undefined, { signal: executor.shutdownSignal }).catch(() => {});
       idle = Math.min(idle * 2, options.idleMaxMs ?? 30_000);
       continue;
     }

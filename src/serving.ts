@@ -321,8 +321,13 @@ export class ServingLease implements AsyncDisposable {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     const remaining = Math.max(0, this.deadline - performance.now());
     this.expiryTimer = setTimeout(() => {
-      if (this.state === 'held' && performance.now() >= this.deadline) {
+      if (this.state !== 'held') return;
+      if (performance.now() >= this.deadline) {
         this.markLost('expired', `no renewal succeeded within the ${this.leaseMs / 1000} s lease`);
+      } else {
+        // Timers may fire a little before performance.now() reaches the
+        // deadline; re-arm rather than silently keeping a dead lease.
+        this.armExpiry();
       }
     }, remaining);
     this.expiryTimer.unref();

@@ -35,8 +35,14 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     tuning = loadTuning();
   } catch (error) {
     if (error instanceof ConfigError && requestId) {
-      await services.sql`select public.deletion_block_preclaim(${requestId}::uuid, 'pre_claim:service_setup', ${`service configuration: ${error.message}`})`;
-      out.log(`recorded pre_claim:service_setup block on ${requestId}: ${error.message}`);
+      try {
+        await services.sql`select public.deletion_block_preclaim(${requestId}::uuid, 'pre_claim:service_setup', ${`service configuration: ${error.message}`})`;
+        out.log(`recorded pre_claim:service_setup block on ${requestId}: ${error.message}`);
+      } catch (recordError) {
+        // SQL refused to record it (terminal, leased elsewhere, unknown id):
+        // the configuration problem is still what this command reports.
+        out.log(`could not record the configuration failure against ${requestId}: ${(recordError as Error).message}`);
+      }
     }
     throw error;
   }
@@ -44,7 +50,8 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
   const redis = createRedisCache(redisConfig);
   const taxonomy = await loadTaxonomy(services.sql);
   const progress = new Progress();
-  const executor = new Executor({
+  const pauseAt = testPauseBoundary();
+  const executor: Executor = new Executor({
     sql: services.sql,
     heartbeatSql: services.heartbeatSql,
     s3,
@@ -57,6 +64,7 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     heartbeatSeconds: tuning.heartbeatSeconds,
     log: out.log,
     progress: (label, done, total) => progress.update(label, done, total),
+    ...(pauseAt === undefined ? {} : { onBoundary: (boundary: string) => pauseForTest(boundary, pauseAt, executor.shutdownSignal) }),
   });
   const close = async () => {
     progress.done();
@@ -64,6 +72,33 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     s3.client.destroy();
   };
   return { executor, close };
+}
+
+/**
+ * TEST-ONLY hook, used by the crash/resume tests (test/e2e): with
+ * DELETIONS_TEST_PAUSE_AT=<boundary> the executor, on reaching that step
+ * boundary (`after:<stage>`, `destructive_manifest_frozen`,
+ * `chunk_deleted:<n>`), writes the line `PAUSED <boundary>` to stderr and
+ * waits — still heartbeating its lease — until it is killed (the test sends
+ * SIGKILL to simulate a crash at exactly that point) or asked to shut down
+ * (SIGTERM/SIGINT, which then releases the claim as usual). It changes no
+ * decision: it only stops time between two steps. Operators never set it.
+ */
+function testPauseBoundary(): string | undefined {
+  const value = process.env.DELETIONS_TEST_PAUSE_AT?.trim();
+  return value ? value : undefined;
+}
+
+async function pauseForTest(boundary: string, pauseAt: string, shutdown: AbortSignal): Promise<void> {
+  if (boundary !== pauseAt) return;
+  process.stderr.write(`PAUSED ${boundary}\n`);
+  // A referenced timer keeps the event loop (and the heartbeat) alive.
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    if (!shutdown.aborted) await new Promise<void>((resolve) => shutdown.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    clearInterval(keepAlive);
+  }
 }
 
 function openServices(): Services {

@@ -1,0 +1,76 @@
+// SIGTERM stops a `worker` cleanly: holding a claim, it releases the lease
+// without recording a failure (no failed checkpoint, no retry, no block) and
+// exits 0, so another executor can claim at once rather than waiting for the
+// lease to expire; idle, it exits promptly instead of finishing its backoff.
+import t from 'tap';
+import { createTestDatabase } from '../helpers/db.js';
+import { createTestBucket } from '../helpers/moto.js';
+import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, sleep, startDeletions, submitAndApprove } from '../helpers/e2e.js';
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const bucket = await createTestBucket(t);
+const redis = redisClient();
+t.teardown(() => redis.disconnect());
+const sql = db.sql;
+const env = cliEnv(db, bucket);
+const tag = `sigterm-${process.pid}`;
+const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`);
+const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);
+const id = await submitAndApprove(sql, bucket.store, target.host);
+const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);
+
+t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit 0', async (t) => {
+  // Default 60 s lease: only a real release lets the next run claim at once.
+  const worker = startDeletions(['worker', '--executor-id', 'worker-1'], { ...env, DELETIONS_HEARTBEAT_SECONDS: '1', DELETIONS_TEST_PAUSE_AT: 'after:fenced' });
+  t.equal(await worker.paused, 'after:fenced');
+  await sleep(1200); // let a heartbeat record the worker's liveness
+  t.match(await requestRow(sql, id), { stage: 'drained', lease_owner: 'worker-1', lease_generation: '1' }, 'the worker holds the lease');
+
+  const signalled = Date.now();
+  process.kill(worker.pid, 'SIGTERM');
+  const result = await worker.done;
+  t.equal(result.code, 0, show(result));
+  t.ok(Date.now() - signalled < 5000, 'exits promptly');
+  t.match(result.json, { executor_id: 'worker-1', completed: 0, failures_recorded: 0, outcomes: [{ kind: 'stopped', requestId: id, stage: 'drained' }] });
+  t.match(result.stderr, /SIGTERM received/);
+
+  const row = await requestRow(sql, id);
+  t.match(row, { stage: 'drained', lease_owner: null, lease_until: null, blocked_at: null, retry_count: 0, last_error: null, lease_generation: '1' });
+  t.same((await checkpoints(sql, id)).filter((c) => c.status === 'failed'), [], 'no failed checkpoint');
+  const [hb] = await sql<{ stopped: boolean; draining: boolean }[]>`
+    select stopped_at is not null as stopped, draining from public.community_deletion_executor_heartbeats where executor_id = 'worker-1'`;
+  t.same(hb, { stopped: true, draining: true }, 'the liveness row says stopped');
+
+  const run = await deletions(['run', id], env);
+  t.equal(run.code, 0, `claimable immediately after the release (${show(run)})`);
+  t.match(run.json, { kind: 'completed' });
+  t.match(await requestRow(sql, id), { stage: 'retention_pending', lease_generation: '2', retry_count: 0 });
+  const after = await fingerprint(sql, bucket.store, redis, target.id);
+  t.same({ rows: after.rows, versions: after.versions, keys: after.keys }, { rows: 0, versions: 0, keys: 0 }, 'target absent');
+  t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore, 'bystander byte-identical');
+});
+
+t.test('SIGTERM while idle: exits at once, not after its poll backoff', async (t) => {
+  const worker = startDeletions(['worker', '--executor-id', 'worker-idle'], env);
+  // Idle polls back off 1 s, 2 s, 4 s…; watch the worker's empty claims in
+  // pg_stat_activity: right after the second one it has begun a ~2 s sleep.
+  const claims = new Set<string>();
+  const deadline = Date.now() + 15_000;
+  while (claims.size < 2 && Date.now() < deadline) {
+    const rows = await sql<{ at: string }[]>`
+      select state_change::text as at from pg_stat_activity
+      where datname = current_database() and application_name = 'deletions-executor'
+        and state = 'idle' and query ilike '%deletion_claim%'`;
+    for (const r of rows) claims.add(r.at);
+    await sleep(25);
+  }
+  t.equal(claims.size, 2, 'the idle worker polled twice');
+  const signalled = Date.now();
+  process.kill(worker.pid, 'SIGTERM');
+  const result = await worker.done;
+  const latency = Date.now() - signalled;
+  t.equal(result.code, 0, show(result));
+  t.match(result.json, { executor_id: 'worker-idle', completed: 0, outcomes: [] });
+  t.ok(latency < 1000, `stopped ${latency} ms after SIGTERM (its backoff sleep had ~2 s left)`);
+});
