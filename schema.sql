@@ -508,17 +508,23 @@ CREATE FUNCTION public._deletion_live_fenced_tables() RETURNS text[]
     SET search_path TO ''
     AS $$
   select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
-    from (select distinct c.relname::text as relname
-    from pg_catalog.pg_trigger t
-    join pg_catalog.pg_class c on c.oid = t.tgrelid
-    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-   where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
-     and t.tgenabled in ('O', 'A')
-     and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
-     and (t.tgtype & 1) = 1      -- row level
-     and (t.tgtype & 2) = 2      -- before
-     and (t.tgtype & 28) = 28    -- insert (4), delete (8), update (16)
-    ) f
+    from (select c.relname::text as relname
+            from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+             and t.tgenabled in ('O', 'A')
+             and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
+             and (t.tgtype & 1) = 0      -- statement level
+             and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
+             and t.tgqual is null        -- no WHEN condition
+             and pg_catalog.cardinality(t.tgattr::int2[]) = 0   -- no column list
+           group by c.relname
+          having pg_catalog.bool_or((t.tgtype & 4) = 4 and t.tgnewtable = 'fence_new_rows')    -- insert
+             and pg_catalog.bool_or((t.tgtype & 16) = 16 and t.tgoldtable = 'fence_old_rows'   -- update
+                                    and t.tgnewtable = 'fence_new_rows')
+             and pg_catalog.bool_or((t.tgtype & 8) = 8 and t.tgoldtable = 'fence_old_rows')    -- delete
+         ) f
 $$;
 
 
@@ -2569,9 +2575,35 @@ begin
   values (v_name, 'scoped', p_purge_order)
   on conflict (table_name) do update set purge_order = excluded.purge_order
     where public.community_deletion_tables.purge_order is distinct from excluded.purge_order;
+  -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
+  -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
+  -- transition tables only on single-event triggers) — these decide; and the
+  -- early refusal (tg_scoped_table__refuse_write_early.sql): BEFORE … FOR EACH
+  -- ROW, skipped by its WHEN clause once the statement checked the
+  -- community — it only makes a refusal fail before the row's constraints.
+  -- Dropping first replaces an older form (the row-level fence) in place.
   execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
-  execute format('create trigger _010_community_write_fence before insert or update or delete on public.%I '
-                 'for each row execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_update on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', v_name);
+  execute format('create trigger _010_community_write_fence after insert on public.%I '
+                 'referencing new table as fence_new_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_update after update on public.%I '
+                 'referencing old table as fence_old_rows new table as fence_new_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
+                 'referencing old table as fence_old_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
+                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                 'is distinct from new.community_id::text) '
+                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
+  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
+                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                 'is distinct from old.community_id::text) '
+                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
 end;
 $$;
 
@@ -3074,8 +3106,17 @@ begin
     from unnest(v_live) x where x <> all (v_registered);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_unfenced
     from unnest(v_scoped) x where x <> all (v_fenced) and x = any (v_live);
+  -- Any trigger executing a fence function (complete or not, enabled or not)
+  -- on a table not registered as scoped means the registry is stale.
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
-    from unnest(v_fenced) x where x <> all (v_scoped);
+    from (select distinct c.relname::text as x
+            from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+             and t.tgfoid in (pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()'),
+                              pg_catalog.to_regprocedure('public.tg_scoped_table__refuse_write_early()'))) f
+   where x <> all (v_scoped);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
     from unnest(v_scoped) x
    where x = any (v_live) and not exists (
@@ -3701,7 +3742,8 @@ CREATE FUNCTION public.tg_events__guard_read_state_delete() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
-  if coalesce(current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on' then
+  if coalesce(pg_catalog.current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on'
+     or current_user <> 'community_deletion_owner' then
     raise exception 'read-state event % of community % cannot be hard-deleted', old.id, old.community_id
       using errcode = 'DL8G1',
             hint = 'Read-state rows are removed only by the community deletion purge.';
@@ -3721,11 +3763,137 @@ CREATE FUNCTION public.tg_scoped_table__enforce_write_fence() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
+-- Kept to few statements and expressions on the common path (one community,
+-- active): each costs microseconds on the first use in every transaction,
+-- and single-row autocommit writes are nothing but first uses.
+declare
+  v_ids uuid[];
+  v_hint text;
+  v_state text;
+  v_id uuid;
+begin
+  -- 1. The distinct communities of the statement (an aggregate's DISTINCT
+  --    sorts within work_mem and spills beyond it); in the same statement the
+  --    early-refusal hint is cleared: it lives for one statement only (see
+  --    tg_scoped_table__refuse_write_early.sql).
+  if tg_op = 'INSERT' then
+    select pg_catalog.array_agg(distinct n.community_id) filter (where n.community_id is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from fence_new_rows n;
+  elsif tg_op = 'DELETE' then
+    select pg_catalog.array_agg(distinct o.community_id) filter (where o.community_id is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from fence_old_rows o;
+  elsif tg_op = 'UPDATE' then
+    select pg_catalog.array_agg(distinct u.c) filter (where u.c is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from (select o.community_id as c from fence_old_rows o
+            union all
+            select n.community_id from fence_new_rows n) u;
+  else
+    raise exception 'the community write fence does not handle % on %.%', tg_op, tg_table_schema, tg_table_name
+      using errcode = 'DL7C1';
+  end if;
+
+  if pg_catalog.cardinality(v_ids) = 1 and pg_catalog.current_setting('transaction_isolation') = 'read committed' then
+    -- 2. The common case. The lock (= public._deletion_community_lock_key,
+    --    inlined: that function's SET search_path costs microseconds per call;
+    --    equality is pinned by write_fence/fence_uses_the_community_lock_key),
+    -- 3. then, in a new statement (fresh snapshot, taken after the lock was
+    --    granted), the state.
+    perform pg_catalog.pg_advisory_xact_lock_shared(
+      ('x' || pg_catalog.left(pg_catalog.replace(v_ids[1]::text, '-', ''), 16))::bit(64)::bigint
+      # 7165065848772979813::bigint);
+    select c.deletion_state into v_state from public.communities c where c.id = v_ids[1];
+    if v_state = 'active' then
+      return null;
+    end if;
+  elsif v_ids is null then
+    return null;
+  elsif pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
+    perform public._deletion_require_read_committed(tg_table_name);
+  else
+    -- Several communities: every lock, in key order, then one lookup.
+    if tg_level <> 'STATEMENT' then
+      raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+        tg_table_schema, tg_table_name, tg_when, tg_level
+        using errcode = 'DL7C1';
+    end if;
+    perform pg_catalog.pg_advisory_xact_lock_shared(k.key)
+       from (select distinct ('x' || pg_catalog.left(pg_catalog.replace(x::text, '-', ''), 16))::bit(64)::bigint
+                             # 7165065848772979813::bigint as key
+               from pg_catalog.unnest(v_ids) x) k
+      order by k.key;
+    select pg_catalog.array_agg(x order by x) into v_ids
+      from pg_catalog.unnest(v_ids) x
+      left join public.communities c on c.id = x
+     where c.deletion_state is distinct from 'active';
+    if v_ids is null then
+      return null;
+    end if;
+  end if;
+
+  -- 4. Not active: the engine, or an admitted serving lease, or 55000.
+  if tg_level <> 'STATEMENT' then
+    raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+      tg_table_schema, tg_table_name, tg_when, tg_level
+      using errcode = 'DL7C1';
+  end if;
+  foreach v_id in array v_ids loop
+    if not public.community_write_allowed(v_id) then
+      select c.deletion_state into v_state from public.communities c where c.id = v_id;
+      raise exception 'community write refused: % on %.% for community % (%)',
+        tg_op, tg_table_schema, tg_table_name, v_id, coalesce(v_state, 'missing')
+        using errcode = '55000',
+              hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
+    end if;
+  end loop;
+  return null;
+end;
+$$;
+
+
+ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_scoped_table__refuse_write_early(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.tg_scoped_table__refuse_write_early() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+-- Kept to few statements and expressions on the common path (active
+-- community): each costs microseconds on its first use in every transaction.
 declare
   v_community uuid;
+  v_ok boolean;
   v_state text;
+  v_hint text;
   v_pass integer := 1;
 begin
+  -- The common case in one statement: the row's community is active, the
+  -- transaction is READ COMMITTED, the row does not move between communities;
+  -- the hint is set in the same statement (a refusal below aborts the
+  -- statement, which takes the hint back with it).
+  select c.deletion_state = 'active'
+         and pg_catalog.current_setting('transaction_isolation') = 'read committed'
+         and (tg_op <> 'UPDATE' or old.community_id is not distinct from new.community_id),
+         pg_catalog.set_config('community_deletion.fence_checked', c.id::text, true)
+    into v_ok, v_hint
+    from public.communities c
+   where c.id = case when tg_op = 'DELETE' then old.community_id else new.community_id end;
+  if v_ok then
+    if tg_op = 'DELETE' then
+      return old;
+    end if;
+    return new;
+  end if;
+
+  -- Everything else, in the order the row-level fence used.
   if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
     perform public._deletion_require_read_committed(tg_table_name);
   end if;
@@ -3734,16 +3902,16 @@ begin
   else
     v_community := new.community_id;
   end if;
+  if tg_level <> 'ROW' or tg_when <> 'BEFORE' then
+    raise exception 'the early community write check on %.% must be attached by deletion_register_scoped_table (BEFORE … FOR EACH ROW), not % %',
+      tg_table_schema, tg_table_name, tg_when, tg_level
+      using errcode = 'DL7C1';
+  end if;
   loop
     if v_community is not null then
-      -- = public._deletion_community_lock_key(v_community), inlined: the function's
-      -- SET search_path makes every call several microseconds; equality is
-      -- pinned by db/tests/write_fence/fence_uses_the_community_lock_key.test.sql.
-      perform pg_catalog.pg_advisory_xact_lock_shared(
-        ('x' || pg_catalog.left(pg_catalog.replace(v_community::text, '-', ''), 16))::bit(64)::bigint
-        # 7165065848772979813::bigint);
       select c.deletion_state into v_state from public.communities c where c.id = v_community;
       if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
+        select c.deletion_state into v_state from public.communities c where c.id = v_community;
         raise exception 'community write refused: % on %.% for community % (%)',
           tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing')
           using errcode = '55000',
@@ -3762,7 +3930,7 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
+ALTER FUNCTION public.tg_scoped_table__refuse_write_early() OWNER TO community_deletion_owner;
 
 --
 -- Name: api_tokens; Type: TABLE; Schema: public; Owner: postgres
@@ -4888,6 +5056,20 @@ ALTER TABLE ONLY public.workflows
 
 
 --
+-- Name: api_tokens_user_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX api_tokens_user_idx ON public.api_tokens USING btree (community_id, pubkey);
+
+
+--
+-- Name: channel_members_user_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX channel_members_user_idx ON public.channel_members USING btree (community_id, pubkey);
+
+
+--
 -- Name: communities_host_lower_key; Type: INDEX; Schema: public; Owner: postgres
 --
 
@@ -4923,10 +5105,45 @@ CREATE INDEX community_serving_write_leases_expiry_idx ON public.community_servi
 
 
 --
+-- Name: delivery_log_event_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX delivery_log_event_idx ON public.delivery_log USING btree (community_id, event_id);
+
+
+--
+-- Name: events_channel_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX events_channel_idx ON public.events USING btree (community_id, channel_id);
+
+
+--
 -- Name: events_community_kind_idx; Type: INDEX; Schema: public; Owner: postgres
 --
 
 CREATE INDEX events_community_kind_idx ON public.events USING btree (community_id, kind, created_at);
+
+
+--
+-- Name: git_repo_names_owner_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX git_repo_names_owner_idx ON public.git_repo_names USING btree (community_id, owner_pubkey);
+
+
+--
+-- Name: moderation_actions_target_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX moderation_actions_target_idx ON public.moderation_actions USING btree (community_id, target_pubkey);
+
+
+--
+-- Name: moderation_reports_event_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX moderation_reports_event_idx ON public.moderation_reports USING btree (community_id, event_id);
 
 
 --
@@ -4937,10 +5154,45 @@ CREATE INDEX product_feedback_community_idx ON public.product_feedback USING btr
 
 
 --
+-- Name: push_leases_user_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX push_leases_user_idx ON public.push_leases USING btree (community_id, pubkey);
+
+
+--
+-- Name: push_match_queue_event_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX push_match_queue_event_idx ON public.push_match_queue USING btree (community_id, event_id);
+
+
+--
+-- Name: push_wake_outbox_user_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX push_wake_outbox_user_idx ON public.push_wake_outbox USING btree (community_id, pubkey);
+
+
+--
 -- Name: rate_limit_violations_community_idx; Type: INDEX; Schema: public; Owner: postgres
 --
 
 CREATE INDEX rate_limit_violations_community_idx ON public.rate_limit_violations USING btree (community_id);
+
+
+--
+-- Name: relay_invites_creator_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX relay_invites_creator_idx ON public.relay_invites USING btree (community_id, created_by);
+
+
+--
+-- Name: scheduled_workflow_fires_workflow_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX scheduled_workflow_fires_workflow_idx ON public.scheduled_workflow_fires USING btree (community_id, workflow_id);
 
 
 --
@@ -4951,199 +5203,1011 @@ CREATE INDEX storage_taxonomy_sweeps_completed_idx ON public.storage_taxonomy_sw
 
 
 --
+-- Name: subscriptions_user_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX subscriptions_user_idx ON public.subscriptions USING btree (community_id, pubkey);
+
+
+--
+-- Name: thread_metadata_channel_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX thread_metadata_channel_idx ON public.thread_metadata USING btree (community_id, channel_id);
+
+
+--
+-- Name: workflow_runs_workflow_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX workflow_runs_workflow_idx ON public.workflow_runs USING btree (community_id, workflow_id);
+
+
+--
+-- Name: workflows_channel_idx; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE INDEX workflows_channel_idx ON public.workflows USING btree (community_id, channel_id);
+
+
+--
 -- Name: api_tokens _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.api_tokens REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: archived_identities _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.archived_identities REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: audit_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.audit_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channel_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channel_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channels _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channels REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: community_bans _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.community_bans REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: delivery_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.delivery_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: event_mentions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.event_mentions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: events _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.events REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.git_repo_names REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.join_policy_acceptances REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_actions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_reports REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.parameterized_event_watermarks REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.pubkey_allowlist REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_leases _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_leases REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_match_queue REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_wake_outbox REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: reactions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.reactions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_invites _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_invites REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.scheduled_workflow_fires REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: subscriptions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.subscriptions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.thread_metadata REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: users _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.users REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_approvals REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_runs REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflows _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence BEFORE INSERT OR DELETE OR UPDATE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflows REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: api_tokens _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: archived_identities _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: audit_log _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channel_members _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channels _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channels REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: community_bans _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: delivery_log _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: event_mentions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: events _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.events REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_leases _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: reactions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_invites _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_members _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: subscriptions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: users _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.users REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflows _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: api_tokens _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.api_tokens FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: archived_identities _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.archived_identities FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: audit_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.audit_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: channel_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channel_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: channels _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channels FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: community_bans _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.community_bans FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: delivery_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.delivery_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: event_mentions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.event_mentions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: events _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.events FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.git_repo_names FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.join_policy_acceptances FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_actions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_reports FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.pubkey_allowlist FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_leases _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_leases FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_match_queue FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_wake_outbox FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: reactions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.reactions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: relay_invites _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_invites FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: relay_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: subscriptions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.subscriptions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.thread_metadata FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: users _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.users FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_approvals FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_runs FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflows _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflows FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: api_tokens _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.api_tokens FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: archived_identities _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.archived_identities FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: audit_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.audit_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: channel_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channel_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: channels _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channels FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: community_bans _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.community_bans FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: delivery_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.delivery_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: event_mentions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.event_mentions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: events _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.events FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.git_repo_names FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.join_policy_acceptances FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_actions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_reports FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.parameterized_event_watermarks FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.pubkey_allowlist FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_leases _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_leases FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_match_queue FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_wake_outbox FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: reactions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.reactions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: relay_invites _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_invites FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: relay_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.scheduled_workflow_fires FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: subscriptions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.subscriptions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.thread_metadata FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: users _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.users FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_approvals FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_runs FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: workflows _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflows FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+
+
+--
+-- Name: api_tokens _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: archived_identities _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: audit_log _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channel_members _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: channels _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channels REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: community_bans _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: delivery_log _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: event_mentions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: events _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.events REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_leases _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: reactions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_invites _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: relay_members _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: subscriptions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: users _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.users REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+
+
+--
+-- Name: workflows _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
 
 
 --
@@ -6462,6 +7526,13 @@ REVOKE ALL ON FUNCTION public.tg_events__guard_read_state_delete() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION public.tg_scoped_table__enforce_write_fence() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_scoped_table__refuse_write_early(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.tg_scoped_table__refuse_write_early() FROM PUBLIC;
 
 
 --

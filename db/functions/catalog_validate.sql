@@ -4,12 +4,22 @@
 -- _deletion_live_community_tables() and _deletion_live_fenced_tables() (used by
 -- _deletion_schema_manifest for the frozen inventory).
 --
--- Detection rule for "fenced": a trigger on a public, non-partition table that is
--- not internal, is enabled (origin or always), is ROW level, BEFORE, fires on
--- INSERT, UPDATE and DELETE, and executes exactly
--- public.tg_scoped_table__enforce_write_fence() — which is precisely what
--- deletion_register_scoped_table attaches (_010_community_write_fence). A
--- disabled trigger, a statement-level one, or one missing an event is not a fence.
+-- Detection rule for "fenced": the table (public, not a partition) carries, for
+-- EACH of INSERT, UPDATE and DELETE, a trigger that is not internal, is enabled
+-- (origin or always), is STATEMENT level, AFTER (neither BEFORE nor INSTEAD
+-- OF), has no WHEN condition and no column list, executes exactly
+-- public.tg_scoped_table__enforce_write_fence(), and names the transition
+-- tables that function reads: INSERT → NEW TABLE fence_new_rows; UPDATE → OLD
+-- TABLE fence_old_rows and NEW TABLE fence_new_rows; DELETE → OLD TABLE
+-- fence_old_rows. That is precisely what deletion_register_scoped_table attaches
+-- (_010_community_write_fence, _010_community_write_fence_update,
+-- _010_community_write_fence_delete). A disabled trigger, a row-level or BEFORE
+-- one, one without its transition tables, one with a WHEN clause, or a set
+-- missing an event is not a fence. The early-refusal row triggers
+-- (_010_community_write_fence_early[_delete]) only order error codes; they are
+-- not part of the rule (dropping them leaves every write decided exactly as
+-- before), but a fence trigger of either kind on a table that is not a
+-- registered scoped table is drift.
 
 -- Sorted names of the live public tables (not partitions) that have a
 -- community_id column: the set the registry must equal.
@@ -35,25 +45,31 @@ create or replace function public._deletion_live_fenced_tables()
   set search_path = ''
 as $$
   select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
-    from (select distinct c.relname::text as relname
-    from pg_catalog.pg_trigger t
-    join pg_catalog.pg_class c on c.oid = t.tgrelid
-    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-   where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
-     and t.tgenabled in ('O', 'A')
-     and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
-     and (t.tgtype & 1) = 1      -- row level
-     and (t.tgtype & 2) = 2      -- before
-     and (t.tgtype & 28) = 28    -- insert (4), delete (8), update (16)
-    ) f
+    from (select c.relname::text as relname
+            from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+             and t.tgenabled in ('O', 'A')
+             and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
+             and (t.tgtype & 1) = 0      -- statement level
+             and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
+             and t.tgqual is null        -- no WHEN condition
+             and pg_catalog.cardinality(t.tgattr::int2[]) = 0   -- no column list
+           group by c.relname
+          having pg_catalog.bool_or((t.tgtype & 4) = 4 and t.tgnewtable = 'fence_new_rows')    -- insert
+             and pg_catalog.bool_or((t.tgtype & 16) = 16 and t.tgoldtable = 'fence_old_rows'   -- update
+                                    and t.tgnewtable = 'fence_new_rows')
+             and pg_catalog.bool_or((t.tgtype & 8) = 8 and t.tgoldtable = 'fence_old_rows')    -- delete
+         ) f
 $$;
 
 -- Refuses (catalog_drift, DL7C1) unless
 --   1. the live public tables with a community_id column equal the registry
 --      (every kind) exactly: no registered table missing, no unknown table;
 --   2. the tables carrying the write fence equal the registered scoped tables
---      exactly (an unfenced scoped table lets writes escape; a fence on an
---      unregistered table means the registry is stale);
+--      exactly (an unfenced scoped table lets writes escape; a fence trigger —
+--      complete or not — on an unregistered table means the registry is stale);
 --   3. every registered scoped table has community_id uuid NOT NULL and a valid,
 --      non-partial index leading with community_id (beyond the seeds: the purge
 --      and the absence proof never scan the fleet).
@@ -92,8 +108,17 @@ begin
     from unnest(v_live) x where x <> all (v_registered);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_unfenced
     from unnest(v_scoped) x where x <> all (v_fenced) and x = any (v_live);
+  -- Any trigger executing a fence function (complete or not, enabled or not)
+  -- on a table not registered as scoped means the registry is stale.
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
-    from unnest(v_fenced) x where x <> all (v_scoped);
+    from (select distinct c.relname::text as x
+            from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+             and t.tgfoid in (pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()'),
+                              pg_catalog.to_regprocedure('public.tg_scoped_table__refuse_write_early()'))) f
+   where x <> all (v_scoped);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
     from unnest(v_scoped) x
    where x = any (v_live) and not exists (

@@ -16,9 +16,13 @@ as $$
 $$;
 
 -- Registers a public table as community-scoped with its purge position and
--- attaches the write fence (trigger _010_community_write_fence, BEFORE INSERT OR
--- UPDATE OR DELETE FOR EACH ROW, function tg_scoped_table__enforce_write_fence —
--- exactly what deletion_validate_catalog detects). Refuses (catalog_drift, DL7C1)
+-- attaches the write fence (triggers _010_community_write_fence (INSERT),
+-- _010_community_write_fence_update, _010_community_write_fence_delete: AFTER …
+-- FOR EACH STATEMENT with transition tables, function
+-- tg_scoped_table__enforce_write_fence — exactly what deletion_validate_catalog
+-- detects — plus the early refusal _010_community_write_fence_early[_delete],
+-- BEFORE … FOR EACH ROW, function tg_scoped_table__refuse_write_early).
+-- Refuses (catalog_drift, DL7C1)
 -- a table outside schema public, without community_id uuid NOT NULL, without an
 -- index leading with community_id, or registered with another kind. Re-running
 -- it is harmless (the purge order may be changed). Migrations call it; it runs
@@ -66,9 +70,35 @@ begin
   values (v_name, 'scoped', p_purge_order)
   on conflict (table_name) do update set purge_order = excluded.purge_order
     where public.community_deletion_tables.purge_order is distinct from excluded.purge_order;
+  -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
+  -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
+  -- transition tables only on single-event triggers) — these decide; and the
+  -- early refusal (tg_scoped_table__refuse_write_early.sql): BEFORE … FOR EACH
+  -- ROW, skipped by its WHEN clause once the statement checked the
+  -- community — it only makes a refusal fail before the row's constraints.
+  -- Dropping first replaces an older form (the row-level fence) in place.
   execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
-  execute format('create trigger _010_community_write_fence before insert or update or delete on public.%I '
-                 'for each row execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_update on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', v_name);
+  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', v_name);
+  execute format('create trigger _010_community_write_fence after insert on public.%I '
+                 'referencing new table as fence_new_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_update after update on public.%I '
+                 'referencing old table as fence_old_rows new table as fence_new_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
+                 'referencing old table as fence_old_rows '
+                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
+                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                 'is distinct from new.community_id::text) '
+                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
+  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
+                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                 'is distinct from old.community_id::text) '
+                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
 end;
 $$;
 

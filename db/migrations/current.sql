@@ -1,2 +1,1 @@
---!include tg_events__guard_read_state_delete.sql
---!include grants.sql
+-- Enter migration here
