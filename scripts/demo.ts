@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import { migrate } from '../src/migrate.js';
 import { createS3Client, S3Store } from '../src/s3.js';
 import { ensureVersionedBucket, startMoto, type LocalS3 } from '../src/dev/local-s3.js';
+import { fingerprint } from '../src/dev/fingerprint.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -94,7 +95,7 @@ async function main() {
     const bystander = await seedCommunity(sql, store, redis, `bystander-${suffix}.demo.example`);
     const shared = await seedSharedBlobs(store);
 
-    const before = { target: await snapshot(sql, store, redis, target.id), bystander: await snapshot(sql, store, redis, bystander.id) };
+    const before = { target: await fingerprint(sql, store, redis, target.id), bystander: await fingerprint(sql, store, redis, bystander.id) };
     const sharedBefore = await listingDigest(store, shared);
 
     // The real lifecycle through the real CLI ---------------------------------
@@ -109,7 +110,7 @@ async function main() {
     const outcome = await cli(['run', requestId, '--json'], env);
     if (outcome.kind !== 'completed') fail(`run did not complete: ${JSON.stringify(outcome)}`);
 
-    const after = { target: await snapshot(sql, store, redis, target.id), bystander: await snapshot(sql, store, redis, bystander.id) };
+    const after = { target: await fingerprint(sql, store, redis, target.id), bystander: await fingerprint(sql, store, redis, bystander.id) };
     const sharedAfter = await listingDigest(store, shared);
     const [tomb] = await sql`select host, deletion_state, deleted_at, signing_key is null as key_cleared, icon is null as icon_cleared
                               from public.communities where id = ${target.id}`;
@@ -117,9 +118,9 @@ async function main() {
     // Report -----------------------------------------------------------------
     const ok = (b: boolean) => (b ? '✓' : '✗ DIFFERENT');
     const rows = [
-      ['PostgreSQL rows (28 scoped tables)', before.target.rows, after.target.rows, before.bystander.rows, after.bystander.rows, ok(before.bystander.pgPrint === after.bystander.pgPrint)],
-      ['S3 object versions (3 owned prefixes)', before.target.versions, after.target.versions, before.bystander.versions, after.bystander.versions, ok(before.bystander.s3Print === after.bystander.s3Print)],
-      ['Redis keys (buzz:<id>:*)', before.target.keys, after.target.keys, before.bystander.keys, after.bystander.keys, ok(before.bystander.redisPrint === after.bystander.redisPrint)],
+      ['PostgreSQL rows (28 scoped tables)', before.target.rows, after.target.rows, before.bystander.rows, after.bystander.rows, ok(before.bystander.pg === after.bystander.pg)],
+      ['S3 object versions (3 owned prefixes)', before.target.versions, after.target.versions, before.bystander.versions, after.bystander.versions, ok(before.bystander.s3 === after.bystander.s3)],
+      ['Redis keys (buzz:<id>:*)', before.target.keys, after.target.keys, before.bystander.keys, after.bystander.keys, ok(before.bystander.redis === after.bystander.redis)],
     ];
     const head = ['store', 'target before', 'target now', 'bystander before', 'bystander now', 'bystander byte-identical'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
@@ -135,8 +136,8 @@ async function main() {
     process.stdout.write(`${out.join('\n')}\n`);
     const clean =
       after.target.rows === 0 && after.target.versions === 0 && after.target.keys === 0 &&
-      before.bystander.pgPrint === after.bystander.pgPrint && before.bystander.s3Print === after.bystander.s3Print &&
-      before.bystander.redisPrint === after.bystander.redisPrint && sharedBefore === sharedAfter;
+      before.bystander.pg === after.bystander.pg && before.bystander.s3 === after.bystander.s3 &&
+      before.bystander.redis === after.bystander.redis && sharedBefore === sharedAfter;
     if (!clean) fail('the target is not fully gone or a bystander changed — see the table above');
   } finally {
     await sql.end();
@@ -189,32 +190,6 @@ async function listingDigest(store: S3Store, keys: readonly string[]): Promise<s
   const h = createHash('sha256');
   for await (const e of store.listWholeBucket()) if (wanted.has(e.key)) h.update(`${e.key}\t${e.version_id}\t${e.kind}\n`);
   return h.digest('hex');
-}
-
-async function snapshot(sql: postgres.Sql, store: S3Store, redis: Redis, id: string) {
-  const [pg] = await sql<{ rows: number; print: string }[]>`
-    select (select coalesce(sum(row_count), 0)::int from tests.scoped_row_counts(${id})) as rows,
-           tests.community_fingerprint(${id}) as print`;
-  const s3Hash = createHash('sha256');
-  let versions = 0;
-  for (const prefix of [`_meta/${id}/`, `_uploads/${id}/`, `repos/${id}/`]) {
-    for await (const e of store.listVersions(prefix)) {
-      versions += 1;
-      s3Hash.update(`${e.key}\t${e.version_id}\t${e.kind}\t${e.size}\n`);
-    }
-  }
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `buzz:${id}:*`, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  keys.sort();
-  const redisHash = createHash('sha256');
-  for (const key of keys) redisHash.update(`${key}\t${(await redis.dumpBuffer(key))?.toString('hex')}\n`);
-  redisHash.update(`bare:${await redis.get(`buzz:${id}`)}`);
-  return { rows: pg!.rows, pgPrint: pg!.print, versions, s3Print: s3Hash.digest('hex'), keys: keys.length, redisPrint: redisHash.digest('hex') };
 }
 
 /** Runs bin/deletions with --json, streaming its logs/progress, returning its JSON result. */

@@ -225,41 +225,7 @@ export async function keysDigest(store: S3Store, keys: readonly string[]): Promi
   return { versions, digest: h.digest('hex') };
 }
 
-export interface Fingerprint {
-  rows: number;
-  pg: string;
-  versions: number;
-  s3: string;
-  keys: number;
-  redis: string;
-}
-
-/** What one community holds in each store, as counts and order-independent digests. */
-export async function fingerprint(sql: postgres.Sql, store: S3Store, redis: Redis, id: string): Promise<Fingerprint> {
-  const [pg] = await sql<{ rows: number; print: string }[]>`
-    select (select coalesce(sum(row_count), 0)::int from tests.scoped_row_counts(${id})) as rows,
-           tests.community_fingerprint(${id}) as print`;
-  const s3Hash = createHash('sha256');
-  let versions = 0;
-  for (const prefix of [`_meta/${id}/`, `_uploads/${id}/`, `repos/${id}/`]) {
-    for await (const e of store.listVersions(prefix)) {
-      versions += 1;
-      s3Hash.update(`${e.key}\t${e.version_id}\t${e.kind}\t${e.size}\n`);
-    }
-  }
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `buzz:${id}:*`, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  keys.sort();
-  const redisHash = createHash('sha256');
-  for (const key of keys) redisHash.update(`${key}\t${(await redis.dumpBuffer(key))?.toString('hex')}\n`);
-  redisHash.update(`bare:${await redis.get(`buzz:${id}`)}`);
-  return { rows: pg!.rows, pg: pg!.print, versions, s3: s3Hash.digest('hex'), keys: keys.length, redis: redisHash.digest('hex') };
-}
+export { fingerprint, type Fingerprint } from '../../src/dev/fingerprint.js';
 
 /**
  * Submit (as alice@ops) and approve (as bob@ops) through the same SQL calls

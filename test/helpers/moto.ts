@@ -2,9 +2,7 @@
 // private moto_server on a free loopback port. Each test file gets its own
 // freshly created, versioned bucket.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
@@ -15,6 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { S3Config } from '../../src/config.js';
 import { createS3Client, S3Store } from '../../src/s3.js';
+import { startMoto as startLocalMoto } from '../../src/dev/local-s3.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -28,60 +27,11 @@ interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not determine a free port'));
-      });
-    });
-  });
-}
-
-async function waitForHttp(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`moto_server exited early (${child.exitCode ?? child.signalCode}): ${stderr()}`);
-    }
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(1000) });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`moto_server did not answer on ${url} within 30 s: ${stderr()}`);
-}
-
+/** A private moto_server for this test file, stopped in teardown. */
 async function startMoto(t: Teardown): Promise<string> {
-  const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-  });
-  const spawned = new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'ENOENT'
-          ? new Error('moto_server is not installed (needed for S3 tests; or set BUZZ_S3_ENDPOINT)')
-          : error,
-      ),
-    );
-  });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  });
-  await spawned;
-  const endpoint = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${endpoint}/`, child, () => stderr);
-  return endpoint;
+  const moto = await startLocalMoto();
+  t.teardown(() => moto.stop());
+  return moto.endpoint;
 }
 
 async function emptyAndDeleteBucket(client: S3Client, bucket: string): Promise<void> {
