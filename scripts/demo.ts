@@ -15,6 +15,7 @@ import postgres from 'postgres';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import { migrate } from '../src/migrate.js';
+import { loadS3Config } from '../src/config.js';
 import { createS3Client, S3Store } from '../src/s3.js';
 import { ensureVersionedBucket, startMoto, type LocalS3 } from '../src/dev/local-s3.js';
 import { fingerprint } from '../src/dev/fingerprint.js';
@@ -75,13 +76,7 @@ async function main() {
     process.env.BUZZ_S3_SECRET_KEY ??= 'demo';
   }
   process.env.BUZZ_S3_BUCKET ??= `community-deletion-demo-${Date.now()}`;
-  const s3Config = {
-    endpoint: process.env.BUZZ_S3_ENDPOINT!,
-    bucket: process.env.BUZZ_S3_BUCKET!,
-    region: process.env.BUZZ_S3_REGION ?? process.env.AWS_REGION ?? 'us-east-1',
-    addressingStyle: 'path' as const,
-    credentials: { accessKeyId: process.env.BUZZ_S3_ACCESS_KEY ?? 'demo', secretAccessKey: process.env.BUZZ_S3_SECRET_KEY ?? 'demo' },
-  };
+  const s3Config = loadS3Config();
   const s3 = createS3Client(s3Config);
   const store = new S3Store(s3, s3Config.bucket);
   await ensureVersionedBucket(s3, s3Config.bucket);

@@ -272,15 +272,6 @@ export class Executor {
               select chunk_no, prefix, entries from public.deletion_next_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
           if (!chunk) break;
           const unit = `chunk:${chunk.chunk_no}`;
-          // SQL checked the chunk against the taxonomy when it was appended;
-          // check the whole chunk again before its first request, so a bad
-          // entry can never come after a batch that is already deleted.
-          await this.external(lease, unit, async () => {
-            if (!prefixes.includes(chunk.prefix)) {
-              throw new TaxonomyError('not_an_owned_prefix', `chunk ${chunk.chunk_no} names ${chunk.prefix}, not an owned prefix of ${token.communityId}`);
-            }
-            for (const entry of chunk.entries) taxonomy.assertOwnedKey(entry.key, chunk.prefix, token.communityId);
-          });
           // One bulk request (≤1000 versions) at a time, each preceded by a
           // token check in SQL: an executor that lost its lease mid-chunk
           // stops before its next irreversible request, not at the chunk end.

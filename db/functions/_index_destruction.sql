@@ -1,5 +1,7 @@
 -- Index of the destruction workstream's objects, in dependency order (tables/columns first,
--- then functions, then triggers). Included by db/migrations/current.sql.
+-- then functions, then triggers). Migration 000003 was built from these lists;
+-- a future migration that re-applies the whole workstream includes this file
+-- and then grants.sql (last, once, from db/migrations/current.sql).
 -- Destructive path: frozen key chunks, destructive manifest freeze, drained,
 -- chunk stamping, PostgreSQL purge + tombstone, absence proof, terminal stages.
 

@@ -1,5 +1,7 @@
 -- Index of the fence workstream's objects, in dependency order (tables/columns first,
--- then functions, then triggers). Included by db/migrations/current.sql.
+-- then functions, then triggers). Migration 000003 was built from these lists;
+-- a future migration that re-applies the whole workstream includes this file
+-- and then grants.sql (last, once, from db/migrations/current.sql).
 -- Write fence, tombstone guard, serving-write leases, quiesce/fence, catalog
 -- validation (catalog_validate.sql is listed in _index_lifecycle.sql, owned
 -- here), schema/destruction lock, roles and grants.
@@ -37,5 +39,3 @@
 -- triggers
 --!include fence_triggers.sql
 
--- ownership and privileges of every engine function and table (keep last)
---!include grants.sql

@@ -1,5 +1,7 @@
 -- Index of the lifecycle workstream's objects, in dependency order (tables/columns first,
--- then functions, then triggers). Included by db/migrations/current.sql.
+-- then functions, then triggers). Migration 000003 was built from these lists;
+-- a future migration that re-applies the whole workstream includes this file
+-- and then grants.sql (last, once, from db/migrations/current.sql).
 -- The lifecycle needs no new tables or columns (the control plane migration has them).
 
 -- helpers

@@ -2,7 +2,7 @@
 // logs on stderr, and the mapping from failures to documented exit codes.
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { sqlStateInfo, sqlStateOf } from '../errors.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, loadDatabaseUrl } from '../config.js';
 import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
 
@@ -38,10 +38,9 @@ export function makeOutput(): Output {
   };
 }
 
+/** DATABASE_URL, validated by the one loader in config.ts (ConfigError → exit 5). */
 export function requireDatabaseUrl(): string {
-  const url = process.env.DATABASE_URL?.trim();
-  if (!url) throw new CliError('DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/app)', EXIT.config, { variable: 'DATABASE_URL' });
-  return url;
+  return loadDatabaseUrl();
 }
 
 /** Exit code for a database error, by SQLSTATE. */
