@@ -80,6 +80,35 @@ $$;
 ALTER FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
+-- Name: _deletion_attach_early_fence(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_attach_early_fence(p_table text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_native boolean := public.deletion_write_fence_implementation() = 'native';
+begin
+  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', p_table);
+  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', p_table);
+  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
+                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 case when v_native then ''
+                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                           'is distinct from new.community_id::text)' end);
+  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
+                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 case when v_native then ''
+                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                           'is distinct from old.community_id::text)' end);
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_attach_early_fence(p_table text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _deletion_bound_text(text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
@@ -429,6 +458,61 @@ $$;
 ALTER FUNCTION public._deletion_has_community_index(p_table regclass) OWNER TO community_deletion_owner;
 
 --
+-- Name: _deletion_install_write_fence(boolean, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_install_write_fence(p_native boolean DEFAULT true, p_library text DEFAULT '$libdir/community_deletion_fence'::text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_body text;
+  v_why text;
+begin
+  if p_native then
+    begin
+      execute pg_catalog.format(
+        'create or replace function public.tg_scoped_table__enforce_write_fence() returns trigger '
+        'language c volatile as %L, %L', p_library, 'cd_fence_statement');
+      execute pg_catalog.format(
+        'create or replace function public.tg_scoped_table__refuse_write_early() returns trigger '
+        'language c volatile as %L, %L', p_library, 'cd_fence_early');
+      execute pg_catalog.format(
+        'create or replace function public._deletion_native_community_lock_key(uuid) returns bigint '
+        'language c immutable strict parallel safe as %L, %L', p_library, 'cd_community_lock_key');
+      -- As grants.sql leaves every engine function: the owner's, no PUBLIC.
+      alter function public._deletion_native_community_lock_key(uuid) owner to community_deletion_owner;
+      revoke all on function public._deletion_native_community_lock_key(uuid) from public;
+      perform public._deletion_reattach_early_fences();
+      return 'native';
+    exception when undefined_file or insufficient_privilege or undefined_function then
+      v_why := sqlerrm;
+    end;
+    raise warning 'community write fence: the native library is not usable (%); installing the PL/pgSQL fence', v_why
+      using hint = 'Build and install db/native (make -C db/native install, needs the server''s development headers), '
+                   'then run select public._deletion_install_write_fence() as a superuser.';
+  end if;
+
+  select p.prosrc into strict v_body from pg_catalog.pg_proc p
+   where p.oid = 'public._deletion_write_fence_plpgsql()'::pg_catalog.regprocedure;
+  execute pg_catalog.format(
+    'create or replace function public.tg_scoped_table__enforce_write_fence() returns trigger '
+    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+  select p.prosrc into strict v_body from pg_catalog.pg_proc p
+   where p.oid = 'public._deletion_refuse_write_early_plpgsql()'::pg_catalog.regprocedure;
+  execute pg_catalog.format(
+    'create or replace function public.tg_scoped_table__refuse_write_early() returns trigger '
+    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+  drop function if exists public._deletion_native_community_lock_key(uuid);
+  perform public._deletion_reattach_early_fences();
+  return 'plpgsql';
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_install_write_fence(p_native boolean, p_library text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _deletion_inventory_digest(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
@@ -617,6 +701,17 @@ $$;
 ALTER FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) OWNER TO community_deletion_owner;
 
 --
+-- Name: _deletion_native_community_lock_key(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_native_community_lock_key(uuid) RETURNS bigint
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS '$libdir/community_deletion_fence', 'cd_community_lock_key';
+
+
+ALTER FUNCTION public._deletion_native_community_lock_key(uuid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _deletion_next_stage(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
@@ -715,6 +810,104 @@ $_$;
 
 
 ALTER FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_reattach_early_fences(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_reattach_early_fences() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_table text;
+begin
+  for v_table in
+    select r.table_name from public.community_deletion_tables r
+     where r.kind = 'scoped' and pg_catalog.to_regclass(format('public.%I', r.table_name)) is not null
+     order by r.purge_order
+  loop
+    perform public._deletion_attach_early_fence(v_table);
+  end loop;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_reattach_early_fences() OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_refuse_write_early_plpgsql(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_refuse_write_early_plpgsql() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+-- Kept to few statements and expressions on the common path (active
+-- community): each costs microseconds on its first use in every transaction.
+declare
+  v_community uuid;
+  v_ok boolean;
+  v_state text;
+  v_hint text;
+  v_pass integer := 1;
+begin
+  -- The common case in one statement: the row's community is active, the
+  -- transaction is READ COMMITTED, the row does not move between communities;
+  -- the hint is set in the same statement (a refusal below aborts the
+  -- statement, which takes the hint back with it).
+  select c.deletion_state = 'active'
+         and pg_catalog.current_setting('transaction_isolation') = 'read committed'
+         and (tg_op <> 'UPDATE' or old.community_id is not distinct from new.community_id),
+         pg_catalog.set_config('community_deletion.fence_checked', c.id::text, true)
+    into v_ok, v_hint
+    from public.communities c
+   where c.id = case when tg_op = 'DELETE' then old.community_id else new.community_id end;
+  if v_ok then
+    if tg_op = 'DELETE' then
+      return old;
+    end if;
+    return new;
+  end if;
+
+  -- Everything else, in the order the row-level fence used.
+  if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
+    perform public._deletion_require_read_committed(tg_table_name);
+  end if;
+  if tg_op = 'DELETE' then
+    v_community := old.community_id;
+  else
+    v_community := new.community_id;
+  end if;
+  if tg_level <> 'ROW' or tg_when <> 'BEFORE' then
+    raise exception 'the early community write check on %.% must be attached by deletion_register_scoped_table (BEFORE … FOR EACH ROW), not % %',
+      tg_table_schema, tg_table_name, tg_when, tg_level
+      using errcode = 'DL7C1';
+  end if;
+  loop
+    if v_community is not null then
+      select c.deletion_state into v_state from public.communities c where c.id = v_community;
+      if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
+        select c.deletion_state into v_state from public.communities c where c.id = v_community;
+        raise exception 'community write refused: % on %.% for community % (%)',
+          tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing')
+          using errcode = '55000',
+                hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
+      end if;
+    end if;
+    exit when tg_op <> 'UPDATE' or v_pass = 2 or old.community_id is not distinct from new.community_id;
+    v_pass := 2;
+    v_community := old.community_id;
+  end loop;
+  if tg_op = 'DELETE' then
+    return old;
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_refuse_write_early_plpgsql() OWNER TO community_deletion_owner;
 
 --
 -- Name: community_deletion_approvals; Type: TABLE; Schema: public; Owner: postgres
@@ -1211,6 +1404,109 @@ $$;
 
 
 ALTER FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _deletion_write_fence_plpgsql(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_write_fence_plpgsql() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+-- Kept to few statements and expressions on the common path (one community,
+-- active): each costs microseconds on the first use in every transaction,
+-- and single-row autocommit writes are nothing but first uses.
+declare
+  v_ids uuid[];
+  v_hint text;
+  v_state text;
+  v_id uuid;
+begin
+  -- 1. The distinct communities of the statement (an aggregate's DISTINCT
+  --    sorts within work_mem and spills beyond it); in the same statement the
+  --    early-refusal hint is cleared: it lives for one statement only (see
+  --    tg_scoped_table__refuse_write_early.sql).
+  if tg_op = 'INSERT' then
+    select pg_catalog.array_agg(distinct n.community_id) filter (where n.community_id is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from fence_new_rows n;
+  elsif tg_op = 'DELETE' then
+    select pg_catalog.array_agg(distinct o.community_id) filter (where o.community_id is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from fence_old_rows o;
+  elsif tg_op = 'UPDATE' then
+    select pg_catalog.array_agg(distinct u.c) filter (where u.c is not null),
+           pg_catalog.set_config('community_deletion.fence_checked', '', true)
+      into v_ids, v_hint
+      from (select o.community_id as c from fence_old_rows o
+            union all
+            select n.community_id from fence_new_rows n) u;
+  else
+    raise exception 'the community write fence does not handle % on %.%', tg_op, tg_table_schema, tg_table_name
+      using errcode = 'DL7C1';
+  end if;
+
+  if pg_catalog.cardinality(v_ids) = 1 and pg_catalog.current_setting('transaction_isolation') = 'read committed' then
+    -- 2. The common case. The lock (= public._deletion_community_lock_key,
+    --    inlined: that function's SET search_path costs microseconds per call;
+    --    equality is pinned by write_fence/fence_uses_the_community_lock_key),
+    -- 3. then, in a new statement (fresh snapshot, taken after the lock was
+    --    granted), the state.
+    perform pg_catalog.pg_advisory_xact_lock_shared(
+      ('x' || pg_catalog.left(pg_catalog.replace(v_ids[1]::text, '-', ''), 16))::bit(64)::bigint
+      # 7165065848772979813::bigint);
+    select c.deletion_state into v_state from public.communities c where c.id = v_ids[1];
+    if v_state = 'active' then
+      return null;
+    end if;
+  elsif v_ids is null then
+    return null;
+  elsif pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
+    perform public._deletion_require_read_committed(tg_table_name);
+  else
+    -- Several communities: every lock, in key order, then one lookup.
+    if tg_level <> 'STATEMENT' then
+      raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+        tg_table_schema, tg_table_name, tg_when, tg_level
+        using errcode = 'DL7C1';
+    end if;
+    perform pg_catalog.pg_advisory_xact_lock_shared(k.key)
+       from (select distinct ('x' || pg_catalog.left(pg_catalog.replace(x::text, '-', ''), 16))::bit(64)::bigint
+                             # 7165065848772979813::bigint as key
+               from pg_catalog.unnest(v_ids) x) k
+      order by k.key;
+    select pg_catalog.array_agg(x order by x) into v_ids
+      from pg_catalog.unnest(v_ids) x
+      left join public.communities c on c.id = x
+     where c.deletion_state is distinct from 'active';
+    if v_ids is null then
+      return null;
+    end if;
+  end if;
+
+  -- 4. Not active: the engine, or an admitted serving lease, or 55000.
+  if tg_level <> 'STATEMENT' then
+    raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+      tg_table_schema, tg_table_name, tg_when, tg_level
+      using errcode = 'DL7C1';
+  end if;
+  foreach v_id in array v_ids loop
+    if not public.community_write_allowed(v_id) then
+      select c.deletion_state into v_state from public.communities c where c.id = v_id;
+      raise exception 'community write refused: % on %.% for community % (%)',
+        tg_op, tg_table_schema, tg_table_name, v_id, coalesce(v_state, 'missing')
+        using errcode = '55000',
+              hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
+    end if;
+  end loop;
+  return null;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_write_fence_plpgsql() OWNER TO community_deletion_owner;
 
 --
 -- Name: assert_community_write_allowed(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
@@ -2578,15 +2874,13 @@ begin
   -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
   -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
   -- transition tables only on single-event triggers) — these decide; and the
-  -- early refusal (tg_scoped_table__refuse_write_early.sql): BEFORE … FOR EACH
-  -- ROW, skipped by its WHEN clause once the statement checked the
-  -- community — it only makes a refusal fail before the row's constraints.
+  -- early refusal (tg_scoped_table__refuse_write_early.sql,
+  -- _deletion_attach_early_fence): BEFORE … FOR EACH ROW — it only makes a
+  -- refusal fail before the row's constraints.
   -- Dropping first replaces an older form (the row-level fence) in place.
   execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
   execute format('drop trigger if exists _010_community_write_fence_update on public.%I', v_name);
   execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', v_name);
   execute format('create trigger _010_community_write_fence after insert on public.%I '
                  'referencing new table as fence_new_rows '
                  'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
@@ -2596,14 +2890,7 @@ begin
   execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
                  'referencing old table as fence_old_rows '
                  'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
-  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
-                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                 'is distinct from new.community_id::text) '
-                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
-  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
-                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                 'is distinct from old.community_id::text) '
-                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
+  perform public._deletion_attach_early_fence(v_name);
 end;
 $$;
 
@@ -3286,6 +3573,22 @@ $$;
 ALTER FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
 
 --
+-- Name: deletion_write_fence_implementation(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public.deletion_write_fence_implementation() RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select case l.lanname when 'c' then 'native' else l.lanname::text end
+    from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang
+   where p.oid = 'public.tg_scoped_table__enforce_write_fence()'::pg_catalog.regprocedure
+$$;
+
+
+ALTER FUNCTION public.deletion_write_fence_implementation() OWNER TO community_deletion_owner;
+
+--
 -- Name: tg_communities__protect_lifecycle(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
@@ -3760,100 +4063,8 @@ ALTER FUNCTION public.tg_events__guard_read_state_delete() OWNER TO community_de
 --
 
 CREATE FUNCTION public.tg_scoped_table__enforce_write_fence() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
--- Kept to few statements and expressions on the common path (one community,
--- active): each costs microseconds on the first use in every transaction,
--- and single-row autocommit writes are nothing but first uses.
-declare
-  v_ids uuid[];
-  v_hint text;
-  v_state text;
-  v_id uuid;
-begin
-  -- 1. The distinct communities of the statement (an aggregate's DISTINCT
-  --    sorts within work_mem and spills beyond it); in the same statement the
-  --    early-refusal hint is cleared: it lives for one statement only (see
-  --    tg_scoped_table__refuse_write_early.sql).
-  if tg_op = 'INSERT' then
-    select pg_catalog.array_agg(distinct n.community_id) filter (where n.community_id is not null),
-           pg_catalog.set_config('community_deletion.fence_checked', '', true)
-      into v_ids, v_hint
-      from fence_new_rows n;
-  elsif tg_op = 'DELETE' then
-    select pg_catalog.array_agg(distinct o.community_id) filter (where o.community_id is not null),
-           pg_catalog.set_config('community_deletion.fence_checked', '', true)
-      into v_ids, v_hint
-      from fence_old_rows o;
-  elsif tg_op = 'UPDATE' then
-    select pg_catalog.array_agg(distinct u.c) filter (where u.c is not null),
-           pg_catalog.set_config('community_deletion.fence_checked', '', true)
-      into v_ids, v_hint
-      from (select o.community_id as c from fence_old_rows o
-            union all
-            select n.community_id from fence_new_rows n) u;
-  else
-    raise exception 'the community write fence does not handle % on %.%', tg_op, tg_table_schema, tg_table_name
-      using errcode = 'DL7C1';
-  end if;
-
-  if pg_catalog.cardinality(v_ids) = 1 and pg_catalog.current_setting('transaction_isolation') = 'read committed' then
-    -- 2. The common case. The lock (= public._deletion_community_lock_key,
-    --    inlined: that function's SET search_path costs microseconds per call;
-    --    equality is pinned by write_fence/fence_uses_the_community_lock_key),
-    -- 3. then, in a new statement (fresh snapshot, taken after the lock was
-    --    granted), the state.
-    perform pg_catalog.pg_advisory_xact_lock_shared(
-      ('x' || pg_catalog.left(pg_catalog.replace(v_ids[1]::text, '-', ''), 16))::bit(64)::bigint
-      # 7165065848772979813::bigint);
-    select c.deletion_state into v_state from public.communities c where c.id = v_ids[1];
-    if v_state = 'active' then
-      return null;
-    end if;
-  elsif v_ids is null then
-    return null;
-  elsif pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
-    perform public._deletion_require_read_committed(tg_table_name);
-  else
-    -- Several communities: every lock, in key order, then one lookup.
-    if tg_level <> 'STATEMENT' then
-      raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
-        tg_table_schema, tg_table_name, tg_when, tg_level
-        using errcode = 'DL7C1';
-    end if;
-    perform pg_catalog.pg_advisory_xact_lock_shared(k.key)
-       from (select distinct ('x' || pg_catalog.left(pg_catalog.replace(x::text, '-', ''), 16))::bit(64)::bigint
-                             # 7165065848772979813::bigint as key
-               from pg_catalog.unnest(v_ids) x) k
-      order by k.key;
-    select pg_catalog.array_agg(x order by x) into v_ids
-      from pg_catalog.unnest(v_ids) x
-      left join public.communities c on c.id = x
-     where c.deletion_state is distinct from 'active';
-    if v_ids is null then
-      return null;
-    end if;
-  end if;
-
-  -- 4. Not active: the engine, or an admitted serving lease, or 55000.
-  if tg_level <> 'STATEMENT' then
-    raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
-      tg_table_schema, tg_table_name, tg_when, tg_level
-      using errcode = 'DL7C1';
-  end if;
-  foreach v_id in array v_ids loop
-    if not public.community_write_allowed(v_id) then
-      select c.deletion_state into v_state from public.communities c where c.id = v_id;
-      raise exception 'community write refused: % on %.% for community % (%)',
-        tg_op, tg_table_schema, tg_table_name, v_id, coalesce(v_state, 'missing')
-        using errcode = '55000',
-              hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
-    end if;
-  end loop;
-  return null;
-end;
-$$;
+    LANGUAGE c
+    AS '$libdir/community_deletion_fence', 'cd_fence_statement';
 
 
 ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
@@ -3863,71 +4074,8 @@ ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_
 --
 
 CREATE FUNCTION public.tg_scoped_table__refuse_write_early() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
--- Kept to few statements and expressions on the common path (active
--- community): each costs microseconds on its first use in every transaction.
-declare
-  v_community uuid;
-  v_ok boolean;
-  v_state text;
-  v_hint text;
-  v_pass integer := 1;
-begin
-  -- The common case in one statement: the row's community is active, the
-  -- transaction is READ COMMITTED, the row does not move between communities;
-  -- the hint is set in the same statement (a refusal below aborts the
-  -- statement, which takes the hint back with it).
-  select c.deletion_state = 'active'
-         and pg_catalog.current_setting('transaction_isolation') = 'read committed'
-         and (tg_op <> 'UPDATE' or old.community_id is not distinct from new.community_id),
-         pg_catalog.set_config('community_deletion.fence_checked', c.id::text, true)
-    into v_ok, v_hint
-    from public.communities c
-   where c.id = case when tg_op = 'DELETE' then old.community_id else new.community_id end;
-  if v_ok then
-    if tg_op = 'DELETE' then
-      return old;
-    end if;
-    return new;
-  end if;
-
-  -- Everything else, in the order the row-level fence used.
-  if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
-    perform public._deletion_require_read_committed(tg_table_name);
-  end if;
-  if tg_op = 'DELETE' then
-    v_community := old.community_id;
-  else
-    v_community := new.community_id;
-  end if;
-  if tg_level <> 'ROW' or tg_when <> 'BEFORE' then
-    raise exception 'the early community write check on %.% must be attached by deletion_register_scoped_table (BEFORE … FOR EACH ROW), not % %',
-      tg_table_schema, tg_table_name, tg_when, tg_level
-      using errcode = 'DL7C1';
-  end if;
-  loop
-    if v_community is not null then
-      select c.deletion_state into v_state from public.communities c where c.id = v_community;
-      if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
-        select c.deletion_state into v_state from public.communities c where c.id = v_community;
-        raise exception 'community write refused: % on %.% for community % (%)',
-          tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing')
-          using errcode = '55000',
-                hint = 'The community is being deleted (or does not exist); its rows accept no writes.';
-      end if;
-    end if;
-    exit when tg_op <> 'UPDATE' or v_pass = 2 or old.community_id is not distinct from new.community_id;
-    v_pass := 2;
-    v_community := old.community_id;
-  end loop;
-  if tg_op = 'DELETE' then
-    return old;
-  end if;
-  return new;
-end;
-$$;
+    LANGUAGE c
+    AS '$libdir/community_deletion_fence', 'cd_fence_early';
 
 
 ALTER FUNCTION public.tg_scoped_table__refuse_write_early() OWNER TO community_deletion_owner;
@@ -5626,392 +5774,392 @@ CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow
 -- Name: api_tokens _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.api_tokens FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.archived_identities FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: audit_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.audit_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channel_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channel_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channels _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channels FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: community_bans _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.community_bans FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.delivery_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.event_mentions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: events _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.events FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.git_repo_names FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.join_policy_acceptances FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_actions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_reports FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.pubkey_allowlist FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_leases _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_leases FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_match_queue FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_wake_outbox FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: reactions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.reactions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_invites FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.subscriptions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.thread_metadata FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: users _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.users FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_approvals FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_runs FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflows _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflows FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (new.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: api_tokens _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.api_tokens FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.archived_identities FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: audit_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.audit_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channel_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channel_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channels _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channels FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: community_bans _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.community_bans FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.delivery_log FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.event_mentions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: events _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.events FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.git_repo_names FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.join_policy_acceptances FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_actions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_reports FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.parameterized_event_watermarks FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.pubkey_allowlist FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_leases _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_leases FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_match_queue FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_wake_outbox FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: reactions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.reactions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_invites FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_members FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.scheduled_workflow_fires FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.subscriptions FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.thread_metadata FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: users _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.users FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_approvals FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_runs FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflows _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflows FOR EACH ROW WHEN ((current_setting('community_deletion.fence_checked'::text, true) IS DISTINCT FROM (old.community_id)::text)) EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
 
 
 --
@@ -6788,6 +6936,13 @@ REVOKE ALL ON FUNCTION public._deletion_advance(p_request_id uuid, p_owner text,
 
 
 --
+-- Name: FUNCTION _deletion_attach_early_fence(p_table text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_attach_early_fence(p_table text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _deletion_bound_text(p text, p_max integer); Type: ACL; Schema: public; Owner: community_deletion_owner
 --
 
@@ -6842,6 +6997,13 @@ REVOKE ALL ON FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) FROM PUB
 --
 
 REVOKE ALL ON FUNCTION public._deletion_has_community_index(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_install_write_fence(p_native boolean, p_library text); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_install_write_fence(p_native boolean, p_library text) FROM PUBLIC;
 
 
 --
@@ -6908,6 +7070,13 @@ REVOKE ALL ON FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) FROM 
 
 
 --
+-- Name: FUNCTION _deletion_native_community_lock_key(uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_native_community_lock_key(uuid) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _deletion_next_stage(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
 --
 
@@ -6933,6 +7102,20 @@ REVOKE ALL ON FUNCTION public._deletion_owned_prefixes(p_community uuid) FROM PU
 --
 
 REVOKE ALL ON FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_reattach_early_fences(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_reattach_early_fences() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_refuse_write_early_plpgsql(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_refuse_write_early_plpgsql() FROM PUBLIC;
 
 
 --
@@ -7033,6 +7216,13 @@ REVOKE ALL ON FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner 
 --
 
 REVOKE ALL ON FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_write_fence_plpgsql(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_write_fence_plpgsql() FROM PUBLIC;
 
 
 --
@@ -7414,6 +7604,16 @@ GRANT ALL ON FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid,
 
 REVOKE ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
 GRANT ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION deletion_write_fence_implementation(); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public.deletion_write_fence_implementation() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_app;
+GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_executor;
+GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_operator;
 
 
 --

@@ -5,7 +5,10 @@
 # "N passed, N failed" covering every suite; exits non-zero on any failure.
 #
 #   npm test                 everything
-#   npm test -- sql [FILE…]  pgTAP only (optionally some files)
+#   npm test -- sql [FILE…]  pgTAP only (optionally some files; without files
+#                            the fence suites run a second time on the PL/pgSQL
+#                            fallback fence)
+#   npm test -- sql-fallback the fence suites on the PL/pgSQL fallback only
 #   npm test -- ts [FILE…]   TypeScript only
 #   npm test -- parity       parity only
 #   npm test -- typecheck    tsc only
@@ -17,7 +20,8 @@ passed=0 failed=0
 log() { printf '%s\n' "$*" >&2; }
 
 template="cd_test_tpl_$$"
-cleanup() { drop_db "$template"; }
+fallback_template="cd_test_tpl_plpgsql_$$"
+cleanup() { drop_db "$template"; drop_db "$fallback_template"; }
 trap cleanup EXIT
 
 build_template() {
@@ -26,6 +30,22 @@ build_template() {
   psql -X -q -v ON_ERROR_STOP=1 -d "$template" \
     -c 'create extension if not exists pgtap' -c 'create extension if not exists dblink' \
     -f "$ROOT/db/tests/fixtures/helpers.sql" >/dev/null || return 1
+  local impl; impl="$(psql -X -At -d "$template" -c 'select public.deletion_write_fence_implementation()')"
+  if [ "$impl" != native ]; then
+    log "!! the write fence is '$impl': the native library is not installed on this server."
+    log "!! Build and install it (needs postgresql-server-dev-15): make -C db/native install"
+    log "!! (.ci/run does this); db/tests/native_fence will fail until then."
+  fi
+}
+
+# The same suites against the PL/pgSQL fallback fence: a clone of the template
+# on which _deletion_install_write_fence(false) replaced the native path.
+build_fallback_template() {
+  log "== building template database $fallback_template (PL/pgSQL write fence)"
+  drop_db "$fallback_template"
+  psql_admin -c "create database \"$fallback_template\" template \"$template\"" >/dev/null || return 1
+  psql -X -q -At -v ON_ERROR_STOP=1 -d "$fallback_template" \
+    -c 'select public._deletion_install_write_fence(false)' >/dev/null || return 1
 }
 
 # pgTAP: each file gets its own database cloned from the template, so files
@@ -43,9 +63,11 @@ run_sql_file() {
 export -f run_sql_file drop_db psql_admin db_url
 run_sql() {
   local files=("$@")
-  if [ ${#files[@]} -eq 0 ]; then mapfile -t files < <(find db/tests -name '*.sql' -not -path '*/fixtures/*' | sort); fi
+  if [ ${#files[@]} -eq 0 ]; then
+    mapfile -t files < <(find db/tests -name '*.sql' -not -path '*/fixtures/*' -not -path '*/plpgsql_fence/*' | sort)
+  fi
   if [ ${#files[@]} -eq 0 ]; then log "pgTAP: no test files found in db/tests"; failed=$((failed + 1)); return; fi
-  log "== pgTAP: ${#files[@]} files"
+  log "== pgTAP: ${#files[@]} files on $template"
   local out; out="$(mktemp)"
   local i=0; for f in "${files[@]}"; do i=$((i + 1)); printf '%s\0%s\0' "$f" "$i"; done |
     template="$template" xargs -0 -n 2 -P "${PGTAP_JOBS:-2}" bash -c 'template='"$template"' run_sql_file "$0" "$1"' >"$out"
@@ -60,6 +82,15 @@ run_sql() {
   log "pgTAP: $p passed, $f failed, $broken broken files"
   passed=$((passed + p)); failed=$((failed + f + broken))
   rm -f "$out"
+}
+
+# The fence suites again, on the PL/pgSQL fallback fence.
+FALLBACK_SUITES=(plpgsql_fence write_fence quiesce_fence serving_leases tombstone catalog abort)
+run_sql_fallback() {
+  build_fallback_template || { log "building the fallback template failed"; failed=$((failed + 1)); return; }
+  local files=() d
+  for d in "${FALLBACK_SUITES[@]}"; do mapfile -t -O "${#files[@]}" files < <(find "db/tests/$d" -name '*.sql' | sort); done
+  template="$fallback_template" run_sql "${files[@]}"
 }
 
 run_ts() {
@@ -90,12 +121,13 @@ run_parity() {
 }
 
 case "$what" in
-  all) build_template || exit 1; run_sql; run_ts; run_typecheck; run_parity ;;
-  sql) build_template || exit 1; run_sql "$@" ;;
+  all) build_template || exit 1; run_sql; run_sql_fallback; run_ts; run_typecheck; run_parity ;;
+  sql) build_template || exit 1; run_sql "$@"; [ $# -eq 0 ] && run_sql_fallback ;;
+  sql-fallback) build_template || exit 1; run_sql_fallback ;;
   ts) build_template || exit 1; run_ts "$@" ;;
   parity) run_parity ;;
   typecheck) run_typecheck ;;
-  *) log "usage: scripts/test.sh [all|sql|ts|parity|typecheck] [files…]"; exit 2 ;;
+  *) log "usage: scripts/test.sh [all|sql|sql-fallback|ts|parity|typecheck] [files…]"; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,6 +21,8 @@
 --!include community_write_allowed.sql
 --!include tg_scoped_table__enforce_write_fence.sql
 --!include tg_scoped_table__refuse_write_early.sql
+--!include write_fence_install.sql
+--!include write_fence_install_now.sql
 --!include tg_communities__protect_lifecycle.sql
 
 -- serving-write leases (application API)

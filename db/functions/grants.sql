@@ -26,7 +26,7 @@ declare
       'deletion_inspect', 'deletion_list', 'deletion_storage_taxonomy', 'deletion_key_chunk_progress',
       'deletion_validate_catalog', 'deletion_validate_serving_catalog',
       'deletion_serving_lease_stats', 'deletion_serving_lease_reap',
-      'deletion_record_taxonomy_sweep', 'deletion_latest_taxonomy_sweep'),
+      'deletion_record_taxonomy_sweep', 'deletion_latest_taxonomy_sweep', 'deletion_write_fence_implementation'),
     'community_deletion_executor', pg_catalog.jsonb_build_array(
       'deletion_claim', 'deletion_verify_token', 'deletion_lease_state', 'deletion_heartbeat', 'deletion_release',
       'deletion_executor_stopped',
@@ -37,10 +37,11 @@ declare
       'deletion_mark_bindings_removed', 'deletion_purge_postgres', 'deletion_mark_cache_purged',
       'deletion_verify_postgres_absence', 'deletion_mark_logically_verified', 'deletion_mark_retention_pending',
       'deletion_inspect', 'deletion_storage_taxonomy', 'deletion_validate_catalog',
-      'deletion_serving_lease_stats', 'deletion_serving_lease_reap'),
+      'deletion_serving_lease_stats', 'deletion_serving_lease_reap', 'deletion_write_fence_implementation'),
     'community_deletion_app', pg_catalog.jsonb_build_array(
       'deletion_serving_lease_acquire', 'deletion_serving_lease_renew', 'deletion_serving_lease_verify',
-      'deletion_serving_lease_release', 'deletion_serving_lease_guard', 'deletion_validate_serving_catalog'),
+      'deletion_serving_lease_release', 'deletion_serving_lease_guard', 'deletion_validate_serving_catalog',
+      'deletion_write_fence_implementation'),
     'public', pg_catalog.jsonb_build_array(
       'community_write_allowed', 'assert_community_write_allowed', '_deletion_require_read_committed',
       '_deletion_community_lock_key', '_deletion_serving_write_granted', '_deletion_schema_destruction_lock_key'));

@@ -15,6 +15,40 @@ as $$
        and i.indisvalid and i.indpred is null)
 $$;
 
+-- Attaches (or re-attaches) the early-refusal row triggers of the write fence
+-- on public.<p_table>: _010_community_write_fence_early (BEFORE INSERT OR
+-- UPDATE) and _010_community_write_fence_early_delete (BEFORE DELETE), FOR EACH
+-- ROW, executing tg_scoped_table__refuse_write_early(). With the PL/pgSQL
+-- fence they carry a WHEN clause that skips the rows of a community the
+-- statement already checked (the hint community_deletion.fence_checked, set by
+-- the PL/pgSQL early check; it authorises nothing); the native fast path keeps
+-- that list in backend memory instead, so its triggers have no WHEN clause
+-- (evaluating one costs more per statement than the native check itself).
+-- Called by deletion_register_scoped_table and _deletion_install_write_fence.
+create or replace function public._deletion_attach_early_fence(p_table text)
+  returns void
+  language plpgsql
+  volatile
+  set search_path = ''
+as $$
+declare
+  v_native boolean := public.deletion_write_fence_implementation() = 'native';
+begin
+  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', p_table);
+  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', p_table);
+  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
+                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 case when v_native then ''
+                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                           'is distinct from new.community_id::text)' end);
+  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
+                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 case when v_native then ''
+                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+                           'is distinct from old.community_id::text)' end);
+end;
+$$;
+
 -- Registers a public table as community-scoped with its purge position and
 -- attaches the write fence (triggers _010_community_write_fence (INSERT),
 -- _010_community_write_fence_update, _010_community_write_fence_delete: AFTER …
@@ -73,15 +107,13 @@ begin
   -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
   -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
   -- transition tables only on single-event triggers) — these decide; and the
-  -- early refusal (tg_scoped_table__refuse_write_early.sql): BEFORE … FOR EACH
-  -- ROW, skipped by its WHEN clause once the statement checked the
-  -- community — it only makes a refusal fail before the row's constraints.
+  -- early refusal (tg_scoped_table__refuse_write_early.sql,
+  -- _deletion_attach_early_fence): BEFORE … FOR EACH ROW — it only makes a
+  -- refusal fail before the row's constraints.
   -- Dropping first replaces an older form (the row-level fence) in place.
   execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
   execute format('drop trigger if exists _010_community_write_fence_update on public.%I', v_name);
   execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', v_name);
   execute format('create trigger _010_community_write_fence after insert on public.%I '
                  'referencing new table as fence_new_rows '
                  'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
@@ -91,14 +123,7 @@ begin
   execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
                  'referencing old table as fence_old_rows '
                  'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
-  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
-                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                 'is distinct from new.community_id::text) '
-                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
-  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
-                 'for each row when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                 'is distinct from old.community_id::text) '
-                 'execute function public.tg_scoped_table__refuse_write_early()', v_name);
+  perform public._deletion_attach_early_fence(v_name);
 end;
 $$;
 

@@ -1,6 +1,12 @@
--- The write fence (SPEC §5.2), statement-level: on every registered
+-- The write fence (SPEC §5.2), statement-level — its rules, in PL/pgSQL.
+-- The triggers execute public.tg_scoped_table__enforce_write_fence(), which
+-- write_fence_install.sql makes either the native fast path (library
+-- community_deletion_fence, db/native: it decides the common case — one
+-- community, active — itself and hands every other case to this function with
+-- the same trigger context) or a PL/pgSQL copy of this function.
+-- On every registered
 -- community-scoped table deletion_register_scoped_table attaches three AFTER …
--- FOR EACH STATEMENT triggers executing this function, one per event, each with
+-- FOR EACH STATEMENT triggers executing it, one per event, each with
 -- its transition tables (PostgreSQL allows transition tables on single-event
 -- triggers only):
 --   _010_community_write_fence         AFTER INSERT  REFERENCING NEW TABLE AS fence_new_rows
@@ -44,7 +50,7 @@
 -- active (DL7C1). The writing role needs SELECT on communities (the
 -- application role has it).
 -- A NULL community_id is left to the NOT NULL constraint.
-create or replace function public.tg_scoped_table__enforce_write_fence()
+create or replace function public._deletion_write_fence_plpgsql()
   returns trigger
   language plpgsql
   volatile

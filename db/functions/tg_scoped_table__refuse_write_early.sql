@@ -1,4 +1,9 @@
--- The write fence's early refusal (SPEC §5.2): BEFORE … FOR EACH ROW on every
+-- The write fence's early refusal (SPEC §5.2), in PL/pgSQL. The triggers
+-- execute public.tg_scoped_table__refuse_write_early(), which
+-- write_fence_install.sql makes either the native fast path (it passes rows
+-- of an active community itself, looked up once per statement, and hands
+-- every other row to this function) or a PL/pgSQL copy of this function.
+-- BEFORE … FOR EACH ROW on every
 -- registered scoped table (attached by deletion_register_scoped_table next to
 -- the statement-level fence of tg_scoped_table__enforce_write_fence.sql):
 --   _010_community_write_fence_early         BEFORE INSERT OR UPDATE, WHEN the hint differs from NEW.community_id
@@ -31,7 +36,7 @@
 -- the NOT NULL constraint. The active case takes no lock here: the
 -- statement-level fence takes it and decides; a fence that commits between
 -- the two only moves the refusal to the statement level.
-create or replace function public.tg_scoped_table__refuse_write_early()
+create or replace function public._deletion_refuse_write_early_plpgsql()
   returns trigger
   language plpgsql
   volatile

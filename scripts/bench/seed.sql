@@ -177,6 +177,10 @@ begin
   if p_variant = 'ours' then
     return;
   end if;
+  if p_variant = 'plpgsql' then
+    perform public._deletion_install_write_fence(false);
+    return;
+  end if;
   for t in select tgname from pg_trigger where tgrelid = p_table and not tgisinternal and tgname like '\_010\_community\_write\_fence%' loop
     execute format('drop trigger %I on %s', t.tgname, p_table);
   end loop;
