@@ -36,6 +36,7 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/skey.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -53,7 +54,6 @@
 #include "parser/parse_func.h"
 #include "storage/lockdefs.h"
 #include "storage/proc.h"
-#include "access/skey.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -63,7 +63,6 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
@@ -81,7 +80,10 @@ PG_FUNCTION_INFO_V1(cd_community_lock_key);
 
 void _PG_init(void);
 
-/* Communities the early check found active in the current statement. */
+/*
+ * Communities the early check let through in the current statement, and the
+ * transaction that statement belongs to.
+ */
 static pg_uuid_t early_checked[EARLY_CHECKED_MAX];
 static int early_checked_count = 0;
 static LocalTransactionId early_checked_lxid = InvalidLocalTransactionId;
