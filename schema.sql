@@ -1049,6 +1049,25 @@ $$;
 ALTER FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _deletion_require_detail_object(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+begin
+  if p_detail is not null and pg_catalog.jsonb_typeof(p_detail) <> 'object' then
+    raise exception 'request %: detail must be a JSON object, not %', p_request_id, pg_catalog.jsonb_typeof(p_detail)
+      using errcode = 'DL1I1';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) OWNER TO community_deletion_owner;
+
+--
 -- Name: _deletion_require_read_committed(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
 --
 
@@ -2480,9 +2499,7 @@ declare
   v_manifest_entries bigint;
 begin
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   if v_request.destructive_storage_manifest is null then
     raise exception 'request % (community %) has no frozen destructive manifest', p_request_id, v_request.community_id
       using errcode = 'DL2S1';
@@ -2523,9 +2540,7 @@ CREATE FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner tex
     AS $$
 begin
   perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'postgres_purged', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'postgres_purged', 'cache_purged', p_fence_generation);
   perform public._deletion_checkpoint(p_request_id, 'postgres_purged', 'purge_cache_namespace', 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb));
@@ -2584,9 +2599,7 @@ begin
   perform public._deletion_lock_schema_destruction_shared();
   perform public.deletion_validate_catalog();
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'cache_purged', 'logically_verified', p_fence_generation);
   -- The chunk guard admits this delete only now that the stage is logically_verified.
@@ -2611,9 +2624,7 @@ CREATE FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owne
     AS $$
 begin
   perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'logically_verified', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   perform public._deletion_checkpoint(p_request_id, 'logically_verified', 'retention_physical_expiry_pending', 'completed',
     p_generation, coalesce(p_detail, '{}'::jsonb));
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'logically_verified', 'retention_pending', p_fence_generation);
@@ -3192,9 +3203,7 @@ declare
   v_entry_count integer;
 begin
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: chunk detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   update public.community_deletion_manifest_keys k
      set deleted_at = now()
    where k.request_id = p_request_id and k.chunk_no = p_chunk_no and k.deleted_at is null
@@ -7139,6 +7148,13 @@ GRANT SELECT ON TABLE public.community_deletion_requests TO community_deletion_o
 --
 
 REVOKE ALL ON FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _deletion_require_detail_object(p_request_id uuid, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) FROM PUBLIC;
 
 
 --

@@ -13,6 +13,7 @@
 --!include tombstone_community.sql
 
 -- executor API (fenced … retention_pending)
+--!include require_detail_object.sql
 --!include key_chunk_append.sql
 --!include key_chunks_clear.sql
 --!include manifest_freeze.sql

@@ -20,9 +20,7 @@ declare
   v_entry_count integer;
 begin
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: chunk detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   update public.community_deletion_manifest_keys k
      set deleted_at = now()
    where k.request_id = p_request_id and k.chunk_no = p_chunk_no and k.deleted_at is null

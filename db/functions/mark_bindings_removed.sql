@@ -22,9 +22,7 @@ declare
   v_manifest_entries bigint;
 begin
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   if v_request.destructive_storage_manifest is null then
     raise exception 'request % (community %) has no frozen destructive manifest', p_request_id, v_request.community_id
       using errcode = 'DL2S1';

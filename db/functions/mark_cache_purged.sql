@@ -15,9 +15,7 @@ create or replace function public.deletion_mark_cache_purged(
 as $$
 begin
   perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'postgres_purged', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'postgres_purged', 'cache_purged', p_fence_generation);
   perform public._deletion_checkpoint(p_request_id, 'postgres_purged', 'purge_cache_namespace', 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb));

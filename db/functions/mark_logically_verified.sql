@@ -25,9 +25,7 @@ begin
   perform public._deletion_lock_schema_destruction_shared();
   perform public.deletion_validate_catalog();
   v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'cache_purged', 'logically_verified', p_fence_generation);
   -- The chunk guard admits this delete only now that the stage is logically_verified.

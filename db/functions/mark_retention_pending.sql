@@ -18,9 +18,7 @@ create or replace function public.deletion_mark_retention_pending(
 as $$
 begin
   perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'logically_verified', p_fence_generation);
-  if p_detail is not null and jsonb_typeof(p_detail) <> 'object' then
-    raise exception 'request %: detail must be a JSON object', p_request_id using errcode = 'DL1I1';
-  end if;
+  perform public._deletion_require_detail_object(p_request_id, p_detail);
   perform public._deletion_checkpoint(p_request_id, 'logically_verified', 'retention_physical_expiry_pending', 'completed',
     p_generation, coalesce(p_detail, '{}'::jsonb));
   perform public._deletion_advance(p_request_id, p_owner, p_generation, 'logically_verified', 'retention_pending', p_fence_generation);
