@@ -3,6 +3,7 @@ import {
   buildStorageSummary,
   compareEntries,
   compareUtf8,
+  DEFAULT_CHUNK_SIZE,
   EMPTY_PREFIX_DIGEST,
   entryLine,
   ManifestError,
@@ -95,6 +96,30 @@ t.test('exact multiple of the chunk size emits no empty trailing chunk', async (
   const { chunks, summary } = feed('_meta/c/', ENTRIES.slice(0, 2), 2);
   t.equal(chunks.length, 1);
   t.equal(summary.keys_digest, CHAIN_H1);
+});
+
+t.test('at the default chunk size, 10,000 entries are one chunk and 10,001 are two (10,000 + 1)', async (t) => {
+  const c = '00000000-0000-4000-8000-000000000001';
+  const entries: SizedEntry[] = Array.from({ length: 10_001 }, (_, i) => ({
+    key: `_meta/${c}/${i.toString(16).padStart(64, '0')}.json`,
+    version_id: 'null',
+    kind: 'object',
+    size: 1,
+  }));
+  const cut = (n: number) => {
+    const digest = new PrefixDigest(`_meta/${c}/`); // no chunkSize: DEFAULT_CHUNK_SIZE
+    const sizes: number[] = [];
+    for (const entry of entries.slice(0, n)) {
+      const chunk = digest.add(entry);
+      if (chunk) sizes.push(chunk.entries.length);
+    }
+    const { chunk } = digest.finish();
+    if (chunk) sizes.push(chunk.entries.length);
+    return sizes;
+  };
+  t.equal(DEFAULT_CHUNK_SIZE, 10_000);
+  t.same(cut(10_000), [10_000], 'exactly one full chunk');
+  t.same(cut(10_001), [10_000, 1], 'the 10,001st entry opens a second chunk');
 });
 
 t.test('empty prefix has the empty-string digest and no chunks', async (t) => {

@@ -200,20 +200,38 @@ function humanOutcome(o: RunOutcome): string {
   }
 }
 
-function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<object, { 'executor-id'?: string }> {
+interface LoopArgs {
+  'executor-id'?: string;
+  'idle-min-seconds': number;
+  'idle-max-seconds': number;
+}
+
+function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<object, LoopArgs> {
   return {
     command: mode,
     describe,
-    builder: (y: Argv) => y.option('executor-id', { type: 'string', describe: 'executor identity (default host:pid:random)' }) as Argv<{ 'executor-id'?: string }>,
+    builder: (y: Argv) => {
+      const withId = y.option('executor-id', { type: 'string', describe: 'executor identity (default host:pid:random)' });
+      if (mode === 'drain') return withId as unknown as Argv<LoopArgs>;
+      // An idle worker polls after idle-min seconds, doubling up to idle-max.
+      return withId
+        .option('idle-min-seconds', { type: 'number', default: 1, describe: 'first idle poll interval' })
+        .option('idle-max-seconds', { type: 'number', default: 30, describe: 'longest idle poll interval' }) as unknown as Argv<LoopArgs>;
+    },
     handler: (args) =>
       run(async (out) => {
+        const idleMin = args['idle-min-seconds'] ?? 1;
+        const idleMax = args['idle-max-seconds'] ?? 30;
+        if (!(idleMin > 0 && idleMax >= idleMin && idleMax <= 86_400)) {
+          throw new CliError('--idle-min-seconds must be > 0 and ≤ --idle-max-seconds ≤ 86400', EXIT.usage);
+        }
         const services = openServices();
         const executorId = args['executor-id'] ?? defaultExecutorId();
         try {
           const { executor, close } = await buildExecutor(out, services, mode, executorId);
           const detach = onShutdown(executor, out);
           try {
-            const outcomes = await pollLoop(executor, { untilEmpty: mode === 'drain', log: out.log });
+            const outcomes = await pollLoop(executor, { untilEmpty: mode === 'drain', idleMinMs: idleMin * 1000, idleMaxMs: idleMax * 1000, log: out.log });
             await services.sql`select public.deletion_executor_stopped(${executorId})`.catch(() => {});
             const summary = {
               executor_id: executorId,

@@ -22,6 +22,21 @@ export const RUNNABLE_STAGES = ['approved', 'fenced', 'drained', 'bindings_remov
 export const hex = (seed: string): string => createHash('sha256').update(seed).digest('hex');
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Polls `condition` until it holds. The budget is deliberately wide (a busy
+ * machine is slow, not wrong): it only turns a hang into a failure.
+ */
+export async function waitFor(condition: () => Promise<boolean>, what: string, budgetMs = 120_000): Promise<void> {
+  const deadline = Date.now() + budgetMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${budgetMs} ms`);
+    await sleep(50);
+  }
+}
+
+/** How long a CLI child may run before the harness kills it: a hang guard, far beyond any real run. */
+export const CHILD_BUDGET_MS = 480_000;
+
 export type Env = Record<string, string | undefined>;
 
 /**
@@ -110,7 +125,7 @@ export function startDeletions(args: string[], env: Env, options: { timeoutMs?: 
     const m = /^PAUSED (\S+)$/m.exec(stderr);
     if (m) pausedResolve(m[1]!);
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? CHILD_BUDGET_MS);
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -283,16 +298,23 @@ export async function checkpoints(sql: postgres.Sql, id: string): Promise<Checkp
     from public.community_deletion_checkpoints where request_id = ${id} order by sequence`;
 }
 
-/** Waits until nobody holds a live lease on the request (a killed executor's lease has expired). */
-export async function waitLeaseExpired(sql: postgres.Sql, id: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await sql<{ live: boolean }[]>`
-      select lease_owner is not null and lease_until >= now() as live from public.community_deletion_requests where id = ${id}`;
-    if (!row?.live) return;
-    if (Date.now() > deadline) throw new Error(`the lease on ${id} did not expire within ${timeoutMs} ms`);
-    await sleep(200);
-  }
+/**
+ * Ends a dead executor's lease now, as its expiry would, instead of waiting
+ * for it: tests give victims long leases (so a busy machine can never lose
+ * one early) and expire them here once the process is gone. The heartbeat
+ * renews only an unexpired lease, so a late beat of the dead process that
+ * was still in flight cannot bring it back.
+ */
+export async function expireLease(sql: postgres.Sql, id: string): Promise<void> {
+  const rows = await sql`
+    update public.community_deletion_requests set lease_until = now() - interval '1 hour'
+     where id = ${id} and lease_owner is not null returning id`;
+  if (rows.length !== 1) throw new Error(`request ${id} has no lease to expire`);
+}
+
+/** Environment for a victim executor: a lease no busy machine can lose, heartbeats, a pause point. */
+export function victimEnv(env: Env, boundary: string): Env {
+  return { ...env, DELETIONS_LEASE_SECONDS: '3600', DELETIONS_HEARTBEAT_SECONDS: '5', DELETIONS_TEST_PAUSE_AT: boundary };
 }
 
 /** PutObject many keys with modest concurrency; returns each key's new version id. */

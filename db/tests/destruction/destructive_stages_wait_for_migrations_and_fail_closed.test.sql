@@ -11,18 +11,6 @@ select * from tests.dx_fenced_request('target.example', 1) \gset
 select tests.dx_to_bindings_removed(:'request_id', :'owner', :'generation', :'fence_generation', :'community_id');
 select format('%L, %L, %s, %s', :'request_id', :'owner', :'generation', :'fence_generation') as token \gset
 
--- Waits (up to 10 s) until backend p_pid is waiting for an advisory lock.
-create function pg_temp.waits_for_advisory_lock(p_pid integer) returns boolean language plpgsql as $$
-begin
-  for i in 1..200 loop
-    if exists (select 1 from pg_locks l where l.pid = p_pid and l.locktype = 'advisory' and not l.granted) then
-      return true;
-    end if;
-    perform pg_sleep(0.05);
-  end loop;
-  return false;
-end;
-$$;
 -- SQLSTATE and message of p_sql's error, or null.
 create function pg_temp.error_of(p_sql text) returns text language plpgsql as $$
 begin
@@ -46,7 +34,7 @@ select ok(exists (select 1 from pg_locks l join dblink('migration', 'select pg_b
   'the migration''s DDL holds the schema-destruction lock exclusively');
 
 select dblink_send_query('executor', format('select public.deletion_purge_postgres(%s)::text', :'token'));
-select ok(pg_temp.waits_for_advisory_lock(:executor_pid), 'the purge waits for the migration');
+select ok(tests.awaits_advisory_lock(:executor_pid), 'the purge waits for the migration');
 select is(dblink_is_busy('executor'), 1, 'the purge is still running while the migration is open');
 select is((select stage from public.community_deletion_requests where id = :'request_id'), 'bindings_removed',
   'nothing moved while the purge waited');
@@ -72,7 +60,7 @@ select dblink_exec('migration', 'begin');
 select dblink_exec('migration', 'create table public.probe_after_purge (community_id uuid not null, payload text)');
 select dblink_exec('migration', 'create index probe_after_purge_community_idx on public.probe_after_purge (community_id)');
 select dblink_send_query('executor', format('select public.deletion_verify_postgres_absence(%s)::text', :'token'));
-select ok(pg_temp.waits_for_advisory_lock(:executor_pid), 'the absence proof waits for the migration');
+select ok(tests.awaits_advisory_lock(:executor_pid), 'the absence proof waits for the migration');
 select dblink_exec('migration', 'commit');
 select throws_ok($$ select * from dblink_get_result('executor') as t(r text) $$,
   'DL7C1', null, 'after the migration commits, the absence proof refuses on the new table');

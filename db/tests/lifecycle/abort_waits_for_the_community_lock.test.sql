@@ -3,20 +3,21 @@
 -- lifecycle transition holds it exclusively), abort waits instead of
 -- interleaving, and then completes. Real sessions through dblink.
 \ir ../fixtures/lifecycle.sql
-select plan(5);
+select plan(6);
 
 select tests.lc_approved('abort-lock.example') as rid \gset
 select community_id as c from public.community_deletion_requests where id = :'rid' \gset
 
 select dblink_connect('holder', 'dbname=' || current_database()) \g /dev/null
 select dblink_connect('operator', 'dbname=' || current_database()) \g /dev/null
+select * from dblink('operator', 'select pg_backend_pid()') as t(pid integer) \gset operator_
 
 -- A serving writer holds the community lock shared.
 select dblink_exec('holder', 'begin') \g /dev/null
 select * from dblink('holder', format('select 1 from (select public._deletion_lock_community(%L, false)) l', :'c')) as t(x int) \g /dev/null
 select dblink_send_query('operator', format('select stage from public.deletion_abort(%L, %L, %L)', :'rid', 'carol', 'cancel')) \g /dev/null
-select pg_sleep(0.3) \g /dev/null
-select ok(dblink_is_busy('operator') = 1, 'abort waits while another transaction holds the community lock');
+select ok(tests.awaits_advisory_lock(:operator_pid), 'abort waits while another transaction holds the community lock');
+select ok(dblink_is_busy('operator') = 1, 'and has not returned');
 select ok(exists (select 1 from pg_locks where locktype = 'advisory' and not granted
                     and objid = (public._deletion_community_lock_key(:'c') & 4294967295)),
   'abort is queued on the community advisory lock (not on a row lock)');

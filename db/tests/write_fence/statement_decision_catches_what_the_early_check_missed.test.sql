@@ -13,21 +13,26 @@ select tests.seed_community('mid-statement.example', 1) as c \gset
 grant usage on schema tests to community_deletion_app;
 grant execute on all functions in schema tests to community_deletion_app;
 
-set statement_timeout = '60s';
+set statement_timeout = '120s';
 begin;
-select plan(5);
+select plan(6);
 select tests.fx_connect('writer');
 select tests.fx_connect('admin');
 
--- Row 1 passes the early check at once; row 2 comes 2 s later, and the
--- statement ends after it.
+-- Row 1 passes the early check at once; row 2 is produced only once the
+-- 'admin' session releases a test lock, so the statement is provably still
+-- running (the writer is queued on that lock) when the community changes.
+select * from dblink('admin', 'select pg_advisory_lock(4242)::text') as t(x text);
+select tests.fx_pid('writer') as writer_pid \gset
 select dblink_exec('writer', 'set role community_deletion_app');
 select dblink_send_query('writer', format('select tests.fx_sqlstate(%L)', format(
   $$ insert into public.pubkey_allowlist (community_id, pubkey)
-     select %L, 'mid-' || g from generate_series(1, 2) g where g = 1 or pg_sleep(2) is not null $$, :'c')));
-select pg_sleep(0.5);
+     select %L, 'mid-' || g from generate_series(1, 2) g
+      where g = 1 or (select true from pg_advisory_xact_lock_shared(4242)) $$, :'c')));
+select ok(tests.fx_waits_for_lock(:writer_pid), 'the statement is under way (row 1 written, row 2 waiting)');
 -- Meanwhile the community stops being active (committed by another session).
 select * from dblink('admin', format('select tests.fx_force_state(%L, %L, 0)::text', :'c', 'quiescing')) as t(x text);
+select * from dblink('admin', 'select pg_advisory_unlock(4242)::text') as t(x text);
 select is(tests.fx_result('writer'), '55000',
   'a statement whose community left active after its early check is refused at its end');
 select is((select count(*)::int from public.pubkey_allowlist where community_id = :'c' and pubkey like 'mid-%'), 0,
