@@ -19,6 +19,22 @@ SET client_min_messages = warning;
 SET row_security = off;
 
 --
+-- Name: community_deletion; Type: SCHEMA; Schema: -; Owner: postgres
+--
+
+CREATE SCHEMA community_deletion;
+
+
+ALTER SCHEMA community_deletion OWNER TO postgres;
+
+--
+-- Name: SCHEMA community_deletion; Type: COMMENT; Schema: -; Owner: postgres
+--
+
+COMMENT ON SCHEMA community_deletion IS 'community-deletion engine: control plane, registries and the SQL API (docs/sql-api.md)';
+
+
+--
 -- Name: pgcrypto; Type: EXTENSION; Schema: -; Owner: -
 --
 
@@ -33,21 +49,45 @@ COMMENT ON EXTENSION pgcrypto IS 'cryptographic functions';
 
 
 --
--- Name: _deletion_advance(uuid, text, bigint, text, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: lease_token; Type: TYPE; Schema: community_deletion; Owner: postgres
 --
 
-CREATE FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint DEFAULT NULL::bigint) RETURNS void
+CREATE TYPE community_deletion.lease_token AS (
+	request_id uuid,
+	community_id uuid,
+	stage text,
+	lease_owner text,
+	lease_generation bigint,
+	fence_generation bigint,
+	lease_until timestamp with time zone
+);
+
+
+ALTER TYPE community_deletion.lease_token OWNER TO postgres;
+
+--
+-- Name: TYPE lease_token; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON TYPE community_deletion.lease_token IS 'What claim() returns: the lease token (request_id, lease_owner, lease_generation) every executor call presents.';
+
+
+--
+-- Name: _advance(uuid, text, bigint, text, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint DEFAULT NULL::bigint) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
   v_terminal boolean := p_to = 'retention_pending';
 begin
-  if p_to is null or p_to is distinct from public._deletion_next_stage(p_from) then
+  if p_to is null or p_to is distinct from community_deletion._next_stage(p_from) then
     raise exception 'illegal deletion transition % -> % for request %', p_from, p_to, p_request_id
       using errcode = 'DL2S1';
   end if;
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set stage = p_to,
          fence_generation = coalesce(p_fence_generation, r.fence_generation),
          retry_count = 0,
@@ -64,7 +104,7 @@ begin
      and r.lease_generation = p_generation
      and r.lease_until >= now()
      and r.blocked_at is null
-     and exists (select 1 from public.community_deletion_approvals a
+     and exists (select 1 from community_deletion.approvals a
                   where a.request_id = r.id and a.community_id = r.community_id
                     and a.inventory_digest = r.inventory_digest);
   if not found then
@@ -77,28 +117,28 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_attach_early_fence(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _attach_early_fence(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_attach_early_fence(p_table text) RETURNS void
+CREATE FUNCTION community_deletion._attach_early_fence(p_table text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
-  v_native boolean := public.deletion_write_fence_implementation() = 'native';
+  v_native boolean := community_deletion.write_fence_implementation() = 'native';
 begin
   execute format('drop trigger if exists _010_community_write_fence_early on public.%I', p_table);
   execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', p_table);
   execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
-                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
                  case when v_native then ''
                       else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
                            'is distinct from new.community_id::text)' end);
   execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
-                 'for each row %s execute function public.tg_scoped_table__refuse_write_early()', p_table,
+                 'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
                  case when v_native then ''
                       else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
                            'is distinct from old.community_id::text)' end);
@@ -106,13 +146,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_attach_early_fence(p_table text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._attach_early_fence(p_table text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_bound_text(text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _bound_text(text, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_bound_text(p text, p_max integer) RETURNS text
+CREATE FUNCTION community_deletion._bound_text(p text, p_max integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
@@ -122,20 +162,20 @@ CREATE FUNCTION public._deletion_bound_text(p text, p_max integer) RETURNS text
 $$;
 
 
-ALTER FUNCTION public._deletion_bound_text(p text, p_max integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._bound_text(p text, p_max integer) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_canonical_storage_summary(uuid, jsonb, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _canonical_storage_summary(uuid, jsonb, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text DEFAULT 'storage summary'::text) RETURNS jsonb
+CREATE FUNCTION community_deletion._canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text DEFAULT 'storage summary'::text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $_$
 declare
   c_empty_digest constant text := 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
   c_max_bigint constant numeric := 9223372036854775807;
-  v_owned text[] := public._deletion_owned_prefixes(p_community);
+  v_owned text[] := community_deletion._owned_prefixes(p_community);
   v_key text;
   v_entry jsonb;
   v_prefix text;
@@ -248,17 +288,17 @@ end;
 $_$;
 
 
-ALTER FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) OWNER TO community_deletion_owner;
 
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
 
 --
--- Name: community_deletion_manifest_keys; Type: TABLE; Schema: public; Owner: postgres
+-- Name: manifest_keys; Type: TABLE; Schema: community_deletion; Owner: postgres
 --
 
-CREATE TABLE public.community_deletion_manifest_keys (
+CREATE TABLE community_deletion.manifest_keys (
     request_id uuid NOT NULL,
     chunk_no integer NOT NULL,
     prefix text NOT NULL,
@@ -266,41 +306,41 @@ CREATE TABLE public.community_deletion_manifest_keys (
     entry_count integer NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     deleted_at timestamp with time zone,
-    CONSTRAINT community_deletion_manifest_keys_chunk_is_not_empty CHECK ((entry_count > 0)),
-    CONSTRAINT community_deletion_manifest_keys_chunk_no_is_non_negative CHECK ((chunk_no >= 0)),
-    CONSTRAINT community_deletion_manifest_keys_entries_are_array CHECK (((jsonb_typeof(entries) = 'array'::text) AND (jsonb_array_length(entries) = entry_count))),
-    CONSTRAINT community_deletion_manifest_keys_prefix_is_present CHECK (((prefix <> ''::text) AND (prefix ~~ '%/'::text)))
+    CONSTRAINT manifest_keys_chunk_is_not_empty CHECK ((entry_count > 0)),
+    CONSTRAINT manifest_keys_chunk_no_is_non_negative CHECK ((chunk_no >= 0)),
+    CONSTRAINT manifest_keys_entries_are_array CHECK (((jsonb_typeof(entries) = 'array'::text) AND (jsonb_array_length(entries) = entry_count))),
+    CONSTRAINT manifest_keys_prefix_is_present CHECK (((prefix <> ''::text) AND (prefix ~~ '%/'::text)))
 );
 
 
-ALTER TABLE public.community_deletion_manifest_keys OWNER TO postgres;
+ALTER TABLE community_deletion.manifest_keys OWNER TO postgres;
 
 --
--- Name: _deletion_check_key_chunk(public.community_deletion_manifest_keys, uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _check_key_chunk(community_deletion.manifest_keys, uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) RETURNS void
+CREATE FUNCTION community_deletion._check_key_chunk(p_chunk community_deletion.manifest_keys, p_community uuid) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
 declare
-  v_last public.community_deletion_manifest_keys;
+  v_last community_deletion.manifest_keys;
   v_pattern text;
   v_facts record;
   v_where text := format('request %s (community %s): key chunk %s', p_chunk.request_id, p_community, p_chunk.chunk_no);
 begin
   select k.* into v_last
-  from public.community_deletion_manifest_keys k
+  from community_deletion.manifest_keys k
   where k.request_id = p_chunk.request_id
   order by k.chunk_no desc
   limit 1;
   if p_chunk.chunk_no is distinct from coalesce(v_last.chunk_no + 1, 0) then
     raise exception '% refused: the next chunk number is %', v_where, coalesce(v_last.chunk_no + 1, 0)
       using errcode = 'DL6K1',
-            hint = 'Chunk numbers are contiguous from 0; after an interrupted enumeration call deletion_clear_key_chunks and start again.';
+            hint = 'Chunk numbers are contiguous from 0; after an interrupted enumeration call community_deletion.clear_key_chunks and start again.';
   end if;
 
-  v_pattern := public._deletion_owned_key_pattern(p_community, p_chunk.prefix);
+  v_pattern := community_deletion._owned_key_pattern(p_community, p_chunk.prefix);
   if v_pattern is null then
     raise exception '% has prefix %, which is not an owned prefix of the target', v_where, p_chunk.prefix
       using errcode = 'DL6K1';
@@ -313,7 +353,7 @@ begin
   if jsonb_typeof(p_chunk.entries) is distinct from 'array' then
     raise exception '%: entries must be a JSON array', v_where using errcode = 'DL1M1';
   end if;
-  v_facts := public._deletion_key_chunk_facts(p_chunk.entries, p_chunk.prefix, v_pattern);
+  v_facts := community_deletion._key_chunk_facts(p_chunk.entries, p_chunk.prefix, v_pattern);
   if v_facts.entry_count = 0 then
     raise exception '% is empty', v_where
       using errcode = 'DL6K1',
@@ -322,26 +362,26 @@ begin
   if v_facts.bad_shape_at is not null then
     raise exception '%: entry % is not {"key", "version_id", "kind"} with non-empty TAB/LF-free strings: %',
       v_where, v_facts.bad_shape_at,
-      public._deletion_bound_text((p_chunk.entries -> (v_facts.bad_shape_at - 1))::text, 512)
+      community_deletion._bound_text((p_chunk.entries -> (v_facts.bad_shape_at - 1))::text, 512)
       using errcode = 'DL1M1';
   end if;
   if v_facts.outside_prefix_at is not null then
     raise exception '%: key % is outside the chunk prefix %', v_where,
-      public._deletion_bound_text(p_chunk.entries -> (v_facts.outside_prefix_at - 1) ->> 'key', 512), p_chunk.prefix
+      community_deletion._bound_text(p_chunk.entries -> (v_facts.outside_prefix_at - 1) ->> 'key', 512), p_chunk.prefix
       using errcode = 'DL6K1';
   end if;
   if v_facts.outside_taxonomy_at is not null then
     raise exception '%: key % under owned prefix % matches no known writer shape', v_where,
-      public._deletion_bound_text(p_chunk.entries -> (v_facts.outside_taxonomy_at - 1) ->> 'key', 512), p_chunk.prefix
+      community_deletion._bound_text(p_chunk.entries -> (v_facts.outside_taxonomy_at - 1) ->> 'key', 512), p_chunk.prefix
       using errcode = 'DL6K1',
-            hint = 'A malformed key inside an owned prefix fails the deletion closed: register the writer''s key shape in community_deletion_storage_taxonomy or remove the object, then unblock.';
+            hint = 'A malformed key inside an owned prefix fails the deletion closed: register the writer''s key shape in community_deletion.storage_taxonomy or remove the object, then unblock.';
   end if;
   if v_facts.out_of_order_at is not null then
     raise exception '%: entry % is not strictly after its predecessor by (key, version_id)', v_where, v_facts.out_of_order_at
       using errcode = 'DL6K1';
   end if;
   if v_last.prefix = p_chunk.prefix
-     and not public._deletion_manifest_entry_follows(v_last.entries -> -1, v_facts.first_entry) then
+     and not community_deletion._manifest_entry_follows(v_last.entries -> -1, v_facts.first_entry) then
     raise exception '% does not continue strictly after chunk %', v_where, v_last.chunk_no
       using errcode = 'DL6K1';
   end if;
@@ -353,13 +393,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._check_key_chunk(p_chunk community_deletion.manifest_keys, p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_check_prefix_digest(uuid, uuid, jsonb, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _check_prefix_digest(uuid, uuid, jsonb, bigint, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) RETURNS void
+CREATE FUNCTION community_deletion._check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
@@ -377,22 +417,22 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_checkpoint(uuid, text, text, text, bigint, jsonb, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _checkpoint(uuid, text, text, text, bigint, jsonb, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb, p_error text DEFAULT NULL::text) RETURNS void
+CREATE FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb, p_error text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  insert into public.community_deletion_checkpoints as cp
+  insert into community_deletion.checkpoints as cp
     (request_id, stage, unit_key, status, lease_generation, detail, error, completed_at)
   values
     (p_request_id, p_stage, p_unit_key, p_status, p_lease_generation, coalesce(p_detail, '{}'::jsonb),
-     public._deletion_bound_text(p_error, 4096),
+     community_deletion._bound_text(p_error, 4096),
      case when p_status = 'completed' then now() end)
   on conflict (request_id, stage, unit_key) do update
      set attempts = cp.attempts + 1,
@@ -405,13 +445,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_community_lock_key(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _community_lock_key(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_community_lock_key(p_community uuid) RETURNS bigint
+CREATE FUNCTION community_deletion._community_lock_key(p_community uuid) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
@@ -420,13 +460,13 @@ CREATE FUNCTION public._deletion_community_lock_key(p_community uuid) RETURNS bi
 $$;
 
 
-ALTER FUNCTION public._deletion_community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_ddl_tag_is_deferred(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _ddl_tag_is_deferred(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) RETURNS boolean
+CREATE FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     SET search_path TO ''
     AS $$
@@ -437,13 +477,13 @@ CREATE FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) RETURNS boolean
 $$;
 
 
-ALTER FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_has_community_index(regclass); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _has_community_index(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_has_community_index(p_table regclass) RETURNS boolean
+CREATE FUNCTION community_deletion._has_community_index(p_table regclass) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
@@ -455,68 +495,13 @@ CREATE FUNCTION public._deletion_has_community_index(p_table regclass) RETURNS b
 $$;
 
 
-ALTER FUNCTION public._deletion_has_community_index(p_table regclass) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._has_community_index(p_table regclass) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_install_write_fence(boolean, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _inventory_digest(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_install_write_fence(p_native boolean DEFAULT true, p_library text DEFAULT '$libdir/community_deletion_fence'::text) RETURNS text
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-declare
-  v_body text;
-  v_why text;
-begin
-  if p_native then
-    begin
-      execute pg_catalog.format(
-        'create or replace function public.tg_scoped_table__enforce_write_fence() returns trigger '
-        'language c volatile as %L, %L', p_library, 'cd_fence_statement');
-      execute pg_catalog.format(
-        'create or replace function public.tg_scoped_table__refuse_write_early() returns trigger '
-        'language c volatile as %L, %L', p_library, 'cd_fence_early');
-      execute pg_catalog.format(
-        'create or replace function public._deletion_native_community_lock_key(uuid) returns bigint '
-        'language c immutable strict parallel safe as %L, %L', p_library, 'cd_community_lock_key');
-      -- As grants.sql leaves every engine function: the owner's, no PUBLIC.
-      alter function public._deletion_native_community_lock_key(uuid) owner to community_deletion_owner;
-      revoke all on function public._deletion_native_community_lock_key(uuid) from public;
-      perform public._deletion_reattach_early_fences();
-      return 'native';
-    exception when undefined_file or insufficient_privilege or undefined_function then
-      v_why := sqlerrm;
-    end;
-    raise warning 'community write fence: the native library is not usable (%); installing the PL/pgSQL fence', v_why
-      using hint = 'Build and install db/native (make -C db/native install, needs the server''s development headers), '
-                   'then run select public._deletion_install_write_fence() as a superuser.';
-  end if;
-
-  select p.prosrc into strict v_body from pg_catalog.pg_proc p
-   where p.oid = 'public._deletion_write_fence_plpgsql()'::pg_catalog.regprocedure;
-  execute pg_catalog.format(
-    'create or replace function public.tg_scoped_table__enforce_write_fence() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
-  select p.prosrc into strict v_body from pg_catalog.pg_proc p
-   where p.oid = 'public._deletion_refuse_write_early_plpgsql()'::pg_catalog.regprocedure;
-  execute pg_catalog.format(
-    'create or replace function public.tg_scoped_table__refuse_write_early() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
-  drop function if exists public._deletion_native_community_lock_key(uuid);
-  perform public._deletion_reattach_early_fences();
-  return 'plpgsql';
-end;
-$$;
-
-
-ALTER FUNCTION public._deletion_install_write_fence(p_native boolean, p_library text) OWNER TO community_deletion_owner;
-
---
--- Name: _deletion_inventory_digest(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public._deletion_inventory_digest(p_inventory jsonb) RETURNS text
+CREATE FUNCTION community_deletion._inventory_digest(p_inventory jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
@@ -524,20 +509,20 @@ CREATE FUNCTION public._deletion_inventory_digest(p_inventory jsonb) RETURNS tex
 $$;
 
 
-ALTER FUNCTION public._deletion_inventory_digest(p_inventory jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._inventory_digest(p_inventory jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_key_chunk_facts(jsonb, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _key_chunk_facts(jsonb, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) RETURNS record
+CREATE FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) RETURNS record
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
   with e as (
     select t.ord::integer as ord,
            t.x,
-           public._deletion_manifest_entry_is_valid(t.x) as shape_ok,
+           community_deletion._manifest_entry_is_valid(t.x) as shape_ok,
            t.x ->> 'key' as k,
            t.x ->> 'version_id' as v
     from pg_catalog.jsonb_array_elements(p_entries) with ordinality as t (x, ord)
@@ -557,18 +542,18 @@ CREATE FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text,
                                        or (o.k = o.prev_k and o.v collate "C" > o.prev_v collate "C"))),
          p_entries -> 0,
          p_entries -> -1,
-         string_agg(public._deletion_manifest_entry_line(o.x), '' order by o.ord)
+         string_agg(community_deletion._manifest_entry_line(o.x), '' order by o.ord)
   from o
 $$;
 
 
-ALTER FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_live_community_tables(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _live_community_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_live_community_tables() RETURNS text[]
+CREATE FUNCTION community_deletion._live_community_tables() RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
@@ -581,13 +566,13 @@ CREATE FUNCTION public._deletion_live_community_tables() RETURNS text[]
 $$;
 
 
-ALTER FUNCTION public._deletion_live_community_tables() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._live_community_tables() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_live_fenced_tables(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _live_fenced_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_live_fenced_tables() RETURNS text[]
+CREATE FUNCTION community_deletion._live_fenced_tables() RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
@@ -598,7 +583,7 @@ CREATE FUNCTION public._deletion_live_fenced_tables() RETURNS text[]
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
            where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
              and t.tgenabled in ('O', 'A')
-             and t.tgfoid = pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()')
+             and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')
              and (t.tgtype & 1) = 0      -- statement level
              and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
              and t.tgqual is null        -- no WHEN condition
@@ -612,47 +597,47 @@ CREATE FUNCTION public._deletion_live_fenced_tables() RETURNS text[]
 $$;
 
 
-ALTER FUNCTION public._deletion_live_fenced_tables() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._live_fenced_tables() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_lock_community(uuid, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _lock_community(uuid, boolean); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) RETURNS void
+CREATE FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive boolean) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
   if p_exclusive then
-    perform pg_catalog.pg_advisory_xact_lock(public._deletion_community_lock_key(p_community));
+    perform pg_catalog.pg_advisory_xact_lock(community_deletion._community_lock_key(p_community));
   else
-    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
+    perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(p_community));
   end if;
 end;
 $$;
 
 
-ALTER FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive boolean) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_lock_schema_destruction_shared(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _lock_schema_destruction_shared(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_lock_schema_destruction_shared() RETURNS void
+CREATE FUNCTION community_deletion._lock_schema_destruction_shared() RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     AS $$
-  select pg_catalog.pg_advisory_xact_lock_shared(public._deletion_schema_destruction_lock_key())
+  select pg_catalog.pg_advisory_xact_lock_shared(community_deletion._schema_destruction_lock_key())
 $$;
 
 
-ALTER FUNCTION public._deletion_lock_schema_destruction_shared() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._lock_schema_destruction_shared() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_manifest_entry_follows(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _manifest_entry_follows(jsonb, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) RETURNS boolean
+CREATE FUNCTION community_deletion._manifest_entry_follows(p_prev jsonb, p_next jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
   select coalesce(
@@ -663,13 +648,13 @@ CREATE FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jso
 $$;
 
 
-ALTER FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._manifest_entry_follows(p_prev jsonb, p_next jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_manifest_entry_is_valid(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _manifest_entry_is_valid(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) RETURNS boolean
+CREATE FUNCTION community_deletion._manifest_entry_is_valid(p_entry jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
   select case when jsonb_typeof(p_entry) = 'object' then coalesce(
@@ -685,95 +670,85 @@ CREATE FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) RETURNS 
 $$;
 
 
-ALTER FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._manifest_entry_is_valid(p_entry jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_manifest_entry_line(jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _manifest_entry_line(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) RETURNS text
+CREATE FUNCTION community_deletion._manifest_entry_line(p_entry jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
   select (p_entry ->> 'key') || E'\t' || (p_entry ->> 'version_id') || E'\t' || (p_entry ->> 'kind') || E'\n'
 $$;
 
 
-ALTER FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._manifest_entry_line(p_entry jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_native_community_lock_key(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _native_community_lock_key(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_native_community_lock_key(uuid) RETURNS bigint
+CREATE FUNCTION community_deletion._native_community_lock_key(uuid) RETURNS bigint
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
     AS '$libdir/community_deletion_fence', 'cd_community_lock_key';
 
 
-ALTER FUNCTION public._deletion_native_community_lock_key(uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._native_community_lock_key(uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_next_stage(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _next_stage(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_next_stage(stage text) RETURNS text
+CREATE FUNCTION community_deletion._next_stage(stage text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select case stage
-    when 'submitted' then 'inventoried'
-    when 'inventoried' then 'approved'
-    when 'approved' then 'fenced'
-    when 'fenced' then 'drained'
-    when 'drained' then 'bindings_removed'
-    when 'bindings_removed' then 'postgres_purged'
-    when 'postgres_purged' then 'cache_purged'
-    when 'cache_purged' then 'logically_verified'
-    when 'logically_verified' then 'retention_pending'
-  end
+  select s.next_stage from community_deletion._stages() s where s.stage = _next_stage.stage
 $$;
 
 
-ALTER FUNCTION public._deletion_next_stage(stage text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._next_stage(stage text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_owned_key_pattern(uuid, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _owned_key_pattern(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) RETURNS text
+CREATE FUNCTION community_deletion._owned_key_pattern(p_community uuid, p_prefix text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
   select replace(t.key_pattern, '{community}', p_community::text)
-  from public.community_deletion_storage_taxonomy t
+  from community_deletion.storage_taxonomy t
   where t.scope = 'owned'
     and replace(t.prefix_template, '{community}', p_community::text) = p_prefix
 $$;
 
 
-ALTER FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._owned_key_pattern(p_community uuid, p_prefix text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_owned_prefixes(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _owned_prefixes(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_owned_prefixes(p_community uuid) RETURNS text[]
+CREATE FUNCTION community_deletion._owned_prefixes(p_community uuid) RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO ''
     AS $$
   select coalesce(array_agg(p order by p collate "C"), '{}')
     from (select replace(t.prefix_template, '{community}', lower(p_community::text)) as p
-            from public.community_deletion_storage_taxonomy t
+            from community_deletion.storage_taxonomy t
            where t.scope = 'owned') owned
 $$;
 
 
-ALTER FUNCTION public._deletion_owned_prefixes(p_community uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._owned_prefixes(p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_prove_postgres_absence(uuid, uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _prove_postgres_absence(uuid, uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
+CREATE FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $_$
@@ -791,7 +766,7 @@ begin
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
   for v_table in
-    select t.table_name from public.community_deletion_tables t
+    select t.table_name from community_deletion.registered_tables t
     where t.kind in ('scoped', 'provenance')
     order by t.table_name
   loop
@@ -809,13 +784,13 @@ end;
 $_$;
 
 
-ALTER FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_reattach_early_fences(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _reattach_early_fences(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_reattach_early_fences() RETURNS void
+CREATE FUNCTION community_deletion._reattach_early_fences() RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -823,23 +798,23 @@ declare
   v_table text;
 begin
   for v_table in
-    select r.table_name from public.community_deletion_tables r
+    select r.table_name from community_deletion.registered_tables r
      where r.kind = 'scoped' and pg_catalog.to_regclass(format('public.%I', r.table_name)) is not null
      order by r.purge_order
   loop
-    perform public._deletion_attach_early_fence(v_table);
+    perform community_deletion._attach_early_fence(v_table);
   end loop;
 end;
 $$;
 
 
-ALTER FUNCTION public._deletion_reattach_early_fences() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._reattach_early_fences() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_refuse_write_early_plpgsql(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _refuse_write_early_plpgsql(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_refuse_write_early_plpgsql() RETURNS trigger
+CREATE FUNCTION community_deletion._refuse_write_early_plpgsql() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -872,7 +847,7 @@ begin
 
   -- Everything else, in the order the row-level fence used.
   if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
-    perform public._deletion_require_read_committed(tg_table_name);
+    perform community_deletion._require_read_committed(tg_table_name);
   end if;
   if tg_op = 'DELETE' then
     v_community := old.community_id;
@@ -880,14 +855,14 @@ begin
     v_community := new.community_id;
   end if;
   if tg_level <> 'ROW' or tg_when <> 'BEFORE' then
-    raise exception 'the early community write check on %.% must be attached by deletion_register_scoped_table (BEFORE … FOR EACH ROW), not % %',
+    raise exception 'the early community write check on %.% must be attached by community_deletion.register_scoped_table (BEFORE … FOR EACH ROW), not % %',
       tg_table_schema, tg_table_name, tg_when, tg_level
       using errcode = 'DL7C1';
   end if;
   loop
     if v_community is not null then
       select c.deletion_state into v_state from public.communities c where c.id = v_community;
-      if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
+      if v_state is distinct from 'active' and not community_deletion.community_write_allowed(v_community) then
         select c.deletion_state into v_state from public.communities c where c.id = v_community;
         raise exception 'community write refused: % on %.% for community % (%)',
           tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing')
@@ -907,13 +882,69 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_refuse_write_early_plpgsql() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._refuse_write_early_plpgsql() OWNER TO community_deletion_owner;
 
 --
--- Name: community_deletion_approvals; Type: TABLE; Schema: public; Owner: postgres
+-- Name: _stage_is_fenced(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE TABLE public.community_deletion_approvals (
+CREATE FUNCTION community_deletion._stage_is_fenced(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select coalesce((select s.fenced from community_deletion._stages() s where s.stage = _stage_is_fenced.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_fenced(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_is_runnable(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_is_runnable(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select coalesce((select s.runnable from community_deletion._stages() s where s.stage = _stage_is_runnable.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_runnable(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_is_terminal(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_is_terminal(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select coalesce((select s.terminal from community_deletion._stages() s where s.stage = _stage_is_terminal.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_terminal(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_order(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_order(stage text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select s.stage_order from community_deletion._stages() s where s.stage = _stage_order.stage
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_order(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: approvals; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.approvals (
     request_id uuid NOT NULL,
     community_id uuid NOT NULL,
     inventory_digest text NOT NULL,
@@ -921,18 +952,18 @@ CREATE TABLE public.community_deletion_approvals (
     note text,
     not_before timestamp with time zone NOT NULL,
     approved_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT community_deletion_approvals_approved_by_is_present CHECK (((btrim(approved_by) <> ''::text) AND (length(approved_by) <= 512))),
-    CONSTRAINT community_deletion_approvals_not_before_after_approval CHECK ((not_before >= approved_at))
+    CONSTRAINT approvals_approved_by_is_present CHECK (((btrim(approved_by) <> ''::text) AND (length(approved_by) <= 512))),
+    CONSTRAINT approvals_not_before_after_approval CHECK ((not_before >= approved_at))
 );
 
 
-ALTER TABLE public.community_deletion_approvals OWNER TO postgres;
+ALTER TABLE community_deletion.approvals OWNER TO postgres;
 
 --
--- Name: community_deletion_requests; Type: TABLE; Schema: public; Owner: postgres
+-- Name: requests; Type: TABLE; Schema: community_deletion; Owner: postgres
 --
 
-CREATE TABLE public.community_deletion_requests (
+CREATE TABLE community_deletion.requests (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     community_id uuid NOT NULL,
     community_host text NOT NULL,
@@ -966,30 +997,30 @@ CREATE TABLE public.community_deletion_requests (
     completed_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT community_deletion_requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
-    CONSTRAINT community_deletion_requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
-    CONSTRAINT community_deletion_requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
-    CONSTRAINT community_deletion_requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
-    CONSTRAINT community_deletion_requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT community_deletion_requests_fenced_stages_have_generation CHECK (((stage <> ALL (ARRAY['fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text])) OR (fence_generation IS NOT NULL))),
-    CONSTRAINT community_deletion_requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
-    CONSTRAINT community_deletion_requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
-    CONSTRAINT community_deletion_requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
-    CONSTRAINT community_deletion_requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
-    CONSTRAINT community_deletion_requests_retry_stage_is_valid CHECK ((retry_stage = ANY (ARRAY['approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text]))),
-    CONSTRAINT community_deletion_requests_stage_is_valid CHECK ((stage = ANY (ARRAY['submitted'::text, 'inventoried'::text, 'approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text, 'aborted'::text]))),
-    CONSTRAINT community_deletion_requests_terminal_holds_no_lease CHECK (((stage <> ALL (ARRAY['aborted'::text, 'retention_pending'::text])) OR (lease_owner IS NULL))),
-    CONSTRAINT community_deletion_requests_terminal_is_completed CHECK (((stage = ANY (ARRAY['aborted'::text, 'retention_pending'::text])) = (completed_at IS NOT NULL)))
+    CONSTRAINT requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
+    CONSTRAINT requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
+    CONSTRAINT requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
+    CONSTRAINT requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
+    CONSTRAINT requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT requests_fenced_stages_have_generation CHECK (((NOT community_deletion._stage_is_fenced(stage)) OR (fence_generation IS NOT NULL))),
+    CONSTRAINT requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
+    CONSTRAINT requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
+    CONSTRAINT requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
+    CONSTRAINT requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
+    CONSTRAINT requests_retry_stage_is_valid CHECK (((retry_stage IS NULL) OR community_deletion._stage_is_runnable(retry_stage))),
+    CONSTRAINT requests_stage_is_valid CHECK ((community_deletion._stage_order(stage) IS NOT NULL)),
+    CONSTRAINT requests_terminal_holds_no_lease CHECK (((NOT community_deletion._stage_is_terminal(stage)) OR (lease_owner IS NULL))),
+    CONSTRAINT requests_terminal_is_completed CHECK ((community_deletion._stage_is_terminal(stage) = (completed_at IS NOT NULL)))
 );
 
 
-ALTER TABLE public.community_deletion_requests OWNER TO postgres;
+ALTER TABLE community_deletion.requests OWNER TO postgres;
 
 --
--- Name: _deletion_request_state(public.community_deletion_requests, public.community_deletion_approvals); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _request_state(community_deletion.requests, community_deletion.approvals); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) RETURNS record
+CREATE FUNCTION community_deletion._request_state(p_request community_deletion.requests, p_approval community_deletion.approvals, OUT state text, OUT explanation text) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
@@ -1008,11 +1039,11 @@ begin
                           p_request.completed_at);
   elsif p_request.blocked_at is not null then
     state := 'blocked';
-    explanation := format('Blocked at stage %s since %s: %s. Remediate, then run deletion_unblock.',
+    explanation := format('Blocked at stage %s since %s: %s. Remediate, then run community_deletion.unblock.',
                           p_request.stage, p_request.blocked_at, p_request.blocked_reason);
   elsif p_request.stage = 'submitted' then
     state := 'waiting_for_inventory';
-    explanation := format('Submitted by %s; waiting for deletion_freeze_inventory with the storage summary.',
+    explanation := format('Submitted by %s; waiting for community_deletion.freeze_inventory with the storage summary.',
                           p_request.requested_by);
   elsif p_request.stage = 'inventoried' then
     state := 'waiting_for_approval';
@@ -1046,13 +1077,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._request_state(p_request community_deletion.requests, p_approval community_deletion.approvals, OUT state text, OUT explanation text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_require_detail_object(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _require_detail_object(uuid, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) RETURNS void
+CREATE FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
@@ -1065,13 +1096,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_require_read_committed(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _require_read_committed(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_require_read_committed(p_what text) RETURNS void
+CREATE FUNCTION community_deletion._require_read_committed(p_what text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
@@ -1086,13 +1117,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_require_read_committed(p_what text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._require_read_committed(p_what text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_require_text(text, text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _require_text(text, text, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) RETURNS text
+CREATE FUNCTION community_deletion._require_text(p_value text, p_name text, p_max integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
@@ -1114,13 +1145,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._require_text(p_value text, p_name text, p_max integer) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_restore_community(uuid, timestamp with time zone, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _restore_community(uuid, timestamp with time zone, boolean); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) RETURNS bigint
+CREATE FUNCTION community_deletion._restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -1144,13 +1175,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_same_operator(text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _same_operator(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_same_operator(p_a text, p_b text) RETURNS boolean
+CREATE FUNCTION community_deletion._same_operator(p_a text, p_b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
@@ -1158,13 +1189,13 @@ CREATE FUNCTION public._deletion_same_operator(p_a text, p_b text) RETURNS boole
 $$;
 
 
-ALTER FUNCTION public._deletion_same_operator(p_a text, p_b text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._same_operator(p_a text, p_b text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_schema_destruction_lock_key(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _schema_destruction_lock_key(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_schema_destruction_lock_key() RETURNS bigint
+CREATE FUNCTION community_deletion._schema_destruction_lock_key() RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
@@ -1172,13 +1203,13 @@ CREATE FUNCTION public._deletion_schema_destruction_lock_key() RETURNS bigint
 $$;
 
 
-ALTER FUNCTION public._deletion_schema_destruction_lock_key() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._schema_destruction_lock_key() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_schema_manifest(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _schema_manifest(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_schema_manifest(p_community uuid) RETURNS jsonb
+CREATE FUNCTION community_deletion._schema_manifest(p_community uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $_$
@@ -1189,7 +1220,7 @@ declare
   v_counts jsonb := '{}'::jsonb;
 begin
   select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_tables
-    from public.community_deletion_tables r where r.kind = 'scoped';
+    from community_deletion.registered_tables r where r.kind = 'scoped';
   foreach v_table in array v_tables loop
     execute format('select count(*) from public.%I where community_id = $1', v_table)
       into v_count using p_community;
@@ -1198,18 +1229,18 @@ begin
   return jsonb_build_object(
     'scoped_tables', to_jsonb(v_tables),
     'row_counts', v_counts,
-    'fenced_tables', to_jsonb(public._deletion_live_fenced_tables()));
+    'fenced_tables', to_jsonb(community_deletion._live_fenced_tables()));
 end;
 $_$;
 
 
-ALTER FUNCTION public._deletion_schema_manifest(p_community uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._schema_manifest(p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_serving_lease_check(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _serving_lease_check(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS uuid
+CREATE FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS uuid
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -1217,11 +1248,11 @@ declare
   v_community uuid;
   v_valid boolean := false;
 begin
-  select l.community_id into v_community from public.community_serving_write_leases l where l.id = p_lease_id;
+  select l.community_id into v_community from community_deletion.serving_write_leases l where l.id = p_lease_id;
   if v_community is not null then
-    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(v_community));
+    perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(v_community));
     select exists (
-      select 1 from public.community_serving_write_leases l
+      select 1 from community_deletion.serving_write_leases l
         join public.communities c on c.id = l.community_id
        where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
          and l.generation = p_generation and l.fence_generation = p_fence_generation
@@ -1240,86 +1271,70 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_serving_write_granted(uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _serving_write_granted(uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_serving_write_granted(p_community uuid, p_fence_generation bigint) RETURNS boolean
+CREATE FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fence_generation bigint) RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
   select exists (
-    select 1 from public.community_deletion_serving_write_grants g
+    select 1 from community_deletion.serving_write_grants g
      where g.xact_id = pg_catalog.pg_current_xact_id_if_assigned()
        and g.community_id = p_community
        and g.fence_generation = p_fence_generation)
 $$;
 
 
-ALTER FUNCTION public._deletion_serving_write_granted(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_stage_is_runnable(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _stage_is_abortable(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_stage_is_runnable(stage text) RETURNS boolean
+CREATE FUNCTION community_deletion._stage_is_abortable(stage text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select coalesce(stage in ('approved', 'fenced', 'drained', 'bindings_removed', 'postgres_purged',
-                            'cache_purged', 'logically_verified'), false)
+  select coalesce((select s.abortable from community_deletion._stages() s where s.stage = _stage_is_abortable.stage), false)
 $$;
 
 
-ALTER FUNCTION public._deletion_stage_is_runnable(stage text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._stage_is_abortable(stage text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_stage_is_terminal(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _stages(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_stage_is_terminal(stage text) RETURNS boolean
+CREATE FUNCTION community_deletion._stages() RETURNS TABLE(stage text, stage_order integer, next_stage text, runnable boolean, terminal boolean, abortable boolean, fenced boolean)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select coalesce(stage in ('aborted', 'retention_pending'), false)
+  values
+    ('submitted',          1,  'inventoried',        false, false, false, false),
+    ('inventoried',        2,  'approved',           false, false, false, false),
+    ('approved',           3,  'fenced',             true,  false, true,  false),
+    ('fenced',             4,  'drained',            true,  false, true,  true),
+    ('drained',            5,  'bindings_removed',   true,  false, false, true),
+    ('bindings_removed',   6,  'postgres_purged',    true,  false, false, true),
+    ('postgres_purged',    7,  'cache_purged',       true,  false, false, true),
+    ('cache_purged',       8,  'logically_verified', true,  false, false, true),
+    ('logically_verified', 9,  'retention_pending',  true,  false, false, true),
+    ('retention_pending',  10, null,                 false, true,  false, true),
+    ('aborted',            99, null,                 false, true,  false, false)
 $$;
 
 
-ALTER FUNCTION public._deletion_stage_is_terminal(stage text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._stages() OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_stage_order(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _tombstone_community(uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_stage_order(stage text) RETURNS integer
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
-    AS $$
-  select case stage
-    when 'submitted' then 1
-    when 'inventoried' then 2
-    when 'approved' then 3
-    when 'fenced' then 4
-    when 'drained' then 5
-    when 'bindings_removed' then 6
-    when 'postgres_purged' then 7
-    when 'cache_purged' then 8
-    when 'logically_verified' then 9
-    when 'retention_pending' then 10
-    when 'aborted' then 99
-  end
-$$;
-
-
-ALTER FUNCTION public._deletion_stage_order(stage text) OWNER TO community_deletion_owner;
-
---
--- Name: _deletion_tombstone_community(uuid, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) RETURNS boolean
+CREATE FUNCTION community_deletion._tombstone_community(p_community uuid, p_fence_generation bigint) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -1338,21 +1353,21 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._tombstone_community(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_verify_lease(uuid, text, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _verify_lease(uuid, text, bigint, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS public.community_deletion_requests
+CREATE FUNCTION community_deletion._verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS community_deletion.requests
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
 declare
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
   v_reason text;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     v_reason := 'the request does not exist';
   elsif v_request.stage is distinct from p_stage then
@@ -1365,7 +1380,7 @@ begin
   elsif v_request.blocked_at is not null then
     v_reason := format('the request is blocked: %s', v_request.blocked_reason);
   elsif not exists (
-    select 1 from public.community_deletion_approvals a
+    select 1 from community_deletion.approvals a
      where a.request_id = v_request.id and a.community_id = v_request.community_id
        and a.inventory_digest = v_request.inventory_digest) then
     v_reason := 'no approval matches the request''s community and inventory digest';
@@ -1381,23 +1396,23 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_verify_lease_and_fence(uuid, text, bigint, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _verify_lease_and_fence(uuid, text, bigint, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) RETURNS public.community_deletion_requests
+CREATE FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) RETURNS community_deletion.requests
     LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
 declare
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
   v_state text;
   v_community_generation bigint;
   v_reason text;
 begin
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
   select c.deletion_state, c.deletion_fence_generation into v_state, v_community_generation
     from public.communities c where c.id = v_request.community_id;
   if p_fence_generation is null then
@@ -1422,13 +1437,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _deletion_write_fence_plpgsql(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: _write_fence_plpgsql(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public._deletion_write_fence_plpgsql() RETURNS trigger
+CREATE FUNCTION community_deletion._write_fence_plpgsql() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -1468,7 +1483,7 @@ begin
   end if;
 
   if pg_catalog.cardinality(v_ids) = 1 and pg_catalog.current_setting('transaction_isolation') = 'read committed' then
-    -- 2. The common case. The lock (= public._deletion_community_lock_key,
+    -- 2. The common case. The lock (= community_deletion._community_lock_key,
     --    inlined: that function's SET search_path costs microseconds per call;
     --    equality is pinned by write_fence/fence_uses_the_community_lock_key),
     -- 3. then, in a new statement (fresh snapshot, taken after the lock was
@@ -1483,11 +1498,11 @@ begin
   elsif v_ids is null then
     return null;
   elsif pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
-    perform public._deletion_require_read_committed(tg_table_name);
+    perform community_deletion._require_read_committed(tg_table_name);
   else
     -- Several communities: every lock, in key order, then one lookup.
     if tg_level <> 'STATEMENT' then
-      raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+      raise exception 'the community write fence on %.% must be attached by community_deletion.register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
         tg_table_schema, tg_table_name, tg_when, tg_level
         using errcode = 'DL7C1';
     end if;
@@ -1507,12 +1522,12 @@ begin
 
   -- 4. Not active: the engine, or an admitted serving lease, or 55000.
   if tg_level <> 'STATEMENT' then
-    raise exception 'the community write fence on %.% must be attached by deletion_register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
+    raise exception 'the community write fence on %.% must be attached by community_deletion.register_scoped_table (AFTER … FOR EACH STATEMENT with transition tables), not % %',
       tg_table_schema, tg_table_name, tg_when, tg_level
       using errcode = 'DL7C1';
   end if;
   foreach v_id in array v_ids loop
-    if not public.community_write_allowed(v_id) then
+    if not community_deletion.community_write_allowed(v_id) then
       select c.deletion_state into v_state from public.communities c where c.id = v_id;
       raise exception 'community write refused: % on %.% for community % (%)',
         tg_op, tg_table_schema, tg_table_name, v_id, coalesce(v_state, 'missing')
@@ -1525,100 +1540,43 @@ end;
 $$;
 
 
-ALTER FUNCTION public._deletion_write_fence_plpgsql() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._write_fence_plpgsql() OWNER TO community_deletion_owner;
 
 --
--- Name: assert_community_write_allowed(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: abort(uuid, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.assert_community_write_allowed(p_community uuid) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-declare
-  v_state text;
-  v_generation bigint;
-begin
-  if public.community_write_allowed(p_community) then
-    return;
-  end if;
-  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
-    from public.communities c where c.id = p_community;
-  raise exception 'community write refused: community % is %', p_community,
-    case when v_state is null then 'missing'
-         else format('%s (fence generation %s)', v_state, v_generation) end
-    using errcode = '55000',
-          hint = case when v_state = 'quiescing'
-                      then 'The community is being deleted; only writes under an admitted serving-write lease (deletion_serving_lease_guard) may finish.'
-                      else 'The community is being deleted or does not exist; writes are not accepted.' end;
-end;
-$$;
-
-
-ALTER FUNCTION public.assert_community_write_allowed(p_community uuid) OWNER TO community_deletion_owner;
-
---
--- Name: community_write_allowed(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.community_write_allowed(p_community uuid) RETURNS boolean
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-declare
-  v_state text;
-  v_generation bigint;
-begin
-  perform public._deletion_require_read_committed('community_write_allowed');
-  if p_community is null then
-    return false;
-  end if;
-  perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
-  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
-    from public.communities c where c.id = p_community;
-  return case
-    when v_state is null then false
-    when v_state = 'active' then true
-    when v_state in ('fenced', 'tombstone') then current_user = 'community_deletion_owner'
-    when v_state = 'quiescing' then public._deletion_serving_write_granted(p_community, v_generation)
-    else false
-  end;
-end;
-$$;
-
-
-ALTER FUNCTION public.community_write_allowed(p_community uuid) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_abort(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) RETURNS public.community_deletion_requests
+CREATE FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_aborted_by text := public._deletion_require_text(p_aborted_by, 'aborted_by', 512);
-  v_reason text := public._deletion_bound_text(public._deletion_require_text(p_reason, 'reason', 100000), 4096);
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_aborted_by alias for $2;
+  p_reason alias for $3;
+  v_aborted_by text := community_deletion._require_text(p_aborted_by, 'aborted_by', 512);
+  v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
   v_community uuid;
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
   v_old_generation bigint;
   v_new_generation bigint;
   v_live_leases bigint;
   v_operations text;
 begin
-  select r.community_id into v_community from public.community_deletion_requests r where r.id = p_request_id;
+  select r.community_id into v_community from community_deletion.requests r where r.id = p_request_id;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  perform public._deletion_lock_community(v_community, true);
+  perform community_deletion._lock_community(v_community, true);
 
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
-  if public._deletion_stage_is_terminal(v_request.stage) then
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  if community_deletion._stage_is_terminal(v_request.stage) then
     raise exception 'deletion request % is already terminal (%)', p_request_id, v_request.stage
       using errcode = 'DL2T1';
   end if;
-  if v_request.stage not in ('approved', 'fenced') then
+  if not community_deletion._stage_is_abortable(v_request.stage) then
     raise exception 'deletion request % is at stage %; abort is possible only at approved or fenced',
       p_request_id, v_request.stage
       using errcode = 'DL2S1',
@@ -1629,7 +1587,7 @@ begin
 
   select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
     into v_live_leases, v_operations
-    from public.community_serving_write_leases l
+    from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id and l.lease_until >= now();
   if v_live_leases > 0 then
     raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
@@ -1640,10 +1598,10 @@ begin
 
   select c.deletion_fence_generation into v_old_generation
     from public.communities c where c.id = v_request.community_id for update;
-  v_new_generation := public._deletion_restore_community(
+  v_new_generation := community_deletion._restore_community(
     v_request.community_id, v_request.pre_quiesce_archived_at, v_request.quiescing_started_at is not null);
 
-  perform public._deletion_checkpoint(
+  perform community_deletion._checkpoint(
     v_request.id, v_request.stage, 'operator_abort:' || gen_random_uuid()::text, 'completed',
     v_request.lease_generation,
     jsonb_build_object(
@@ -1655,7 +1613,7 @@ begin
       'old_fence_generation', v_old_generation,
       'new_fence_generation', v_new_generation));
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set stage = 'aborted',
          aborted_by = v_aborted_by,
          abort_reason = v_reason,
@@ -1675,56 +1633,163 @@ begin
   returning r.* into v_request;
   return v_request;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_append_key_chunk(uuid, text, bigint, bigint, integer, text, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION abort(request_id uuid, aborted_by text, reason text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) IS 'Abort a request at approved or fenced: the community is active again and the request terminal.';
+
+
+--
+-- Name: serving_write_leases; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.serving_write_leases (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    community_id uuid NOT NULL,
+    operation text NOT NULL,
+    owner text NOT NULL,
+    generation bigint DEFAULT 1 NOT NULL,
+    fence_generation bigint NOT NULL,
+    acquired_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+    lease_until timestamp with time zone NOT NULL,
+    CONSTRAINT serving_write_leases_generation_is_positive CHECK ((generation > 0)),
+    CONSTRAINT serving_write_leases_operation_is_present CHECK (((btrim(operation) <> ''::text) AND (length(operation) <= 128))),
+    CONSTRAINT serving_write_leases_owner_is_present CHECK (((btrim(owner) <> ''::text) AND (length(owner) <= 256)))
+);
+
+
+ALTER TABLE community_deletion.serving_write_leases OWNER TO postgres;
+
+--
+-- Name: acquire_serving_lease(uuid, text, text, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer DEFAULT 60) RETURNS community_deletion.serving_write_leases
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_community alias for $1;
+  p_operation alias for $2;
+  p_owner alias for $3;
+  p_lease_seconds alias for $4;
+  v_state text;
+  v_generation bigint;
+  v_lease community_deletion.serving_write_leases;
+begin
+  perform community_deletion._require_read_committed('community_deletion.acquire_serving_lease');
+  if p_community is null or p_operation is null or pg_catalog.btrim(p_operation) = ''
+     or p_owner is null or pg_catalog.btrim(p_owner) = ''
+     or p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
+    raise exception 'serving lease acquisition needs a community, an operation, an owner and 1..3600 lease seconds'
+      using errcode = 'DL1I1';
+  end if;
+  perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(p_community));
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  if not found then
+    raise exception 'community % does not exist', p_community using errcode = 'DL1N2';
+  end if;
+  if v_state <> 'active' then
+    raise exception 'community write refused: community % is % and admits no new serving-write lease (operation %)',
+      p_community, v_state, p_operation
+      using errcode = 'DL5S1',
+            hint = 'The community is being deleted; new external side effects are not admitted.';
+  end if;
+  insert into community_deletion.serving_write_leases (community_id, operation, owner, fence_generation, lease_until)
+  values (p_community, p_operation, p_owner, v_generation, now() + pg_catalog.make_interval(secs => p_lease_seconds))
+  returning * into v_lease;
+  return v_lease;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer) IS 'Admit a serving-path external effect (upload, push, …) for an active community; returns the lease.';
+
+
+--
+-- Name: append_key_chunk(uuid, text, bigint, bigint, integer, text, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_chunk_no alias for $5;
+  p_prefix alias for $6;
+  p_entries alias for $7;
+  v_request community_deletion.requests;
 begin
   -- Serialise with the freeze and with other appends of this request.
-  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  perform 1 from community_deletion.requests r where r.id = p_request_id for no key update;
   if not found then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
   if v_request.destructive_storage_manifest is not null then
     raise exception 'request % (community %): the destructive manifest is frozen; no chunk can be appended',
       p_request_id, v_request.community_id
       using errcode = 'DL6F1';
   end if;
-  insert into public.community_deletion_manifest_keys (request_id, chunk_no, prefix, entries, entry_count)
+  insert into community_deletion.manifest_keys (request_id, chunk_no, prefix, entries, entry_count)
   values (p_request_id, p_chunk_no, p_prefix, p_entries,
           case when jsonb_typeof(p_entries) = 'array' then jsonb_array_length(p_entries) else 0 end);
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_approve(uuid, text, text, timestamp with time zone, interval); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text DEFAULT NULL::text, p_not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, p_delay interval DEFAULT NULL::interval) RETURNS public.community_deletion_requests
+COMMENT ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) IS 'Fenced stage: store one chunk of the post-fence enumeration (validated against the taxonomy and order).';
+
+
+--
+-- Name: approve(uuid, text, text, timestamp with time zone, interval); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text DEFAULT NULL::text, not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_approved_by text := public._deletion_require_text(p_approved_by, 'approved_by', 512);
-  v_note text := public._deletion_bound_text(nullif(btrim(p_note), ''), 4096);
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_approved_by alias for $2;
+  p_note alias for $3;
+  p_not_before alias for $4;
+  p_delay alias for $5;
+  v_approved_by text := community_deletion._require_text(p_approved_by, 'approved_by', 512);
+  v_note text := community_deletion._bound_text(nullif(btrim(p_note), ''), 4096);
   v_minimum interval;
   v_not_before timestamptz;
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
 begin
   if p_not_before is not null and p_delay is not null then
     raise exception 'deletion request %: pass either not_before or delay, not both', p_request_id
@@ -1734,7 +1799,7 @@ begin
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
   end if;
-  select s.approval_grace_period into v_minimum from public.community_deletion_settings s;
+  select s.approval_grace_period into v_minimum from community_deletion.settings s;
   v_minimum := coalesce(v_minimum, interval '0');
   if p_not_before is not null and p_not_before < now() and v_minimum > interval '0' then
     raise exception 'deletion request %: not_before % is in the past', p_request_id, p_not_before
@@ -1743,76 +1808,128 @@ begin
   end if;
   v_not_before := greatest(now() + v_minimum, coalesce(p_not_before, now() + p_delay, now()));
 
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  if public._deletion_stage_is_terminal(v_request.stage) then
+  if community_deletion._stage_is_terminal(v_request.stage) then
     raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
   end if;
   if v_request.stage <> 'inventoried' then
     raise exception 'deletion request % is at stage %, only an inventoried request can be approved',
       p_request_id, v_request.stage
       using errcode = 'DL2S1',
-            hint = case when v_request.stage = 'submitted' then 'Freeze the inventory first (deletion_freeze_inventory).'
-                        else 'Inspect the request (deletion_inspect); it was approved already or has moved on.' end;
+            hint = case when v_request.stage = 'submitted' then 'Freeze the inventory first (community_deletion.freeze_inventory).'
+                        else 'Inspect the request (community_deletion.inspect); it was approved already or has moved on.' end;
   end if;
   if v_request.blocked_at is not null then
     raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
-      using errcode = 'DL2B1', hint = 'Remediate the cause, then run deletion_unblock.';
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
   end if;
-  if public._deletion_same_operator(v_approved_by, v_request.requested_by) then
+  if community_deletion._same_operator(v_approved_by, v_request.requested_by) then
     raise exception 'deletion request %: % requested it and cannot also approve it', p_request_id, v_approved_by
       using errcode = 'DL3A1', hint = 'A second operator must approve.';
   end if;
-  if v_request.inventory_digest is distinct from public._deletion_inventory_digest(v_request.inventory_manifest) then
+  if v_request.inventory_digest is distinct from community_deletion._inventory_digest(v_request.inventory_manifest) then
     raise exception 'deletion request %: the frozen inventory no longer hashes to its digest %',
       p_request_id, v_request.inventory_digest
       using errcode = 'DL3A2',
             hint = 'The stored inventory was modified after it was frozen; investigate the control plane before anyone approves.';
   end if;
 
-  insert into public.community_deletion_approvals
+  insert into community_deletion.approvals
     (request_id, community_id, inventory_digest, approved_by, note, not_before, approved_at)
   values
     (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, v_note, v_not_before, now());
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set stage = 'approved', next_attempt_at = v_not_before, updated_at = now()
    where r.id = p_request_id and r.stage = 'inventoried' and r.blocked_at is null
   returning r.* into v_request;
   return v_request;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_begin_quiescing(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) RETURNS void
+COMMENT ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) IS 'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay).';
+
+
+--
+-- Name: assert_community_write_allowed(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.assert_community_write_allowed(community_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_community alias for $1;
+  v_state text;
+  v_generation bigint;
+begin
+  if community_deletion.community_write_allowed(p_community) then
+    return;
+  end if;
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  raise exception 'community write refused: community % is %', p_community,
+    case when v_state is null then 'missing'
+         else format('%s (fence generation %s)', v_state, v_generation) end
+    using errcode = '55000',
+          hint = case when v_state = 'quiescing'
+                      then 'The community is being deleted; only writes under an admitted serving-write lease (community_deletion.guard_serving_write) may finish.'
+                      else 'The community is being deleted or does not exist; writes are not accepted.' end;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.assert_community_write_allowed(community_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION assert_community_write_allowed(community_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.assert_community_write_allowed(community_id uuid) IS 'Raise 55000 unless community_write_allowed: fail a write transaction before doing work.';
+
+
+--
+-- Name: begin_quiescing(uuid, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
   v_community public.communities;
 begin
-  perform public._deletion_require_read_committed('deletion_begin_quiescing');
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_community(v_request.community_id, true);
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
+  perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_community(v_request.community_id, true);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then
     raise exception 'community % of request % is %, it cannot enter quiescing',
       v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
       using errcode = 'DL2C1';
   end if;
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set pre_quiesce_archived_at = v_community.archived_at,
          quiescing_started_at = now(),
          updated_at = now()
@@ -1826,33 +1943,48 @@ begin
     raise exception 'community % of request % changed while entering quiescing', v_request.community_id, p_request_id
       using errcode = 'DL4L1';
   end if;
-  perform public._deletion_checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
+  perform community_deletion._checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
     pg_catalog.jsonb_build_object('community_state', 'quiescing',
                                   'fence_generation', v_community.deletion_fence_generation,
                                   'pre_quiesce_archived_at', v_community.archived_at));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_block(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION begin_quiescing(request_id uuid, executor_id text, lease_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) RETURNS void
+COMMENT ON FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) IS 'Approved stage, step 1: refuse new serving-write leases for the community (quiescing).';
+
+
+--
+-- Name: block(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
-  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_stage alias for $4;
+  p_unit_key alias for $5;
+  p_error alias for $6;
+  v_unit_key text := community_deletion._require_text(p_unit_key, 'unit_key', 256);
+  v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
 begin
-  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  perform public._deletion_checkpoint(
+  perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retryable', false), v_error);
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
          lease_owner = null, lease_until = null, updated_at = now()
    where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;
@@ -1862,32 +1994,44 @@ begin
       using errcode = 'DL4L1';
   end if;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_block_preclaim(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) RETURNS public.community_deletion_requests
+COMMENT ON FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) IS 'Record a permanent failure: block the request durably with the reason.';
+
+
+--
+-- Name: block_preclaim(uuid, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 246);
-  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_unit_key alias for $2;
+  p_error alias for $3;
+  v_unit_key text := community_deletion._require_text(p_unit_key, 'unit_key', 246);
+  v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
+  v_request community_deletion.requests;
 begin
   if v_unit_key not like 'pre\_claim:%' then
     v_unit_key := 'pre_claim:' || v_unit_key;
   end if;
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  if public._deletion_stage_is_terminal(v_request.stage) then
+  if community_deletion._stage_is_terminal(v_request.stage) then
     raise exception 'deletion request % is terminal (%); no setup failure is recorded against it',
       p_request_id, v_request.stage
       using errcode = 'DL2T1';
@@ -1897,38 +2041,49 @@ begin
       p_request_id, v_request.lease_owner, v_request.lease_generation, v_request.lease_until
       using errcode = 'DL4L2';
   end if;
-  perform public._deletion_checkpoint(
+  perform community_deletion._checkpoint(
     v_request.id, v_request.stage, v_unit_key, 'failed', v_request.lease_generation,
     jsonb_build_object('error', v_error), v_error);
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
          updated_at = now()
    where r.id = p_request_id
   returning r.* into v_request;
   return v_request;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_claim(text, uuid, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION block_preclaim(request_id uuid, unit_key text, error text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_claim(p_owner text, p_request_id uuid DEFAULT NULL::uuid, p_lease_seconds integer DEFAULT 60) RETURNS TABLE(request_id uuid, community_id uuid, stage text, lease_owner text, lease_generation bigint, fence_generation bigint, lease_until timestamp with time zone)
+COMMENT ON FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) IS 'Block a request that no executor could claim (service configuration), so inspect explains it.';
+
+
+--
+-- Name: claim(text, uuid, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.claim(executor_id text, request_id uuid DEFAULT NULL::uuid, lease_seconds integer DEFAULT 60) RETURNS SETOF community_deletion.lease_token
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
 #variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_owner alias for $1;
+  p_request_id alias for $2;
+  p_lease_seconds alias for $3;
   v_owner text := p_owner;
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
   v_error text;
 begin
   -- The owner is stored exactly as given (later calls present the same
   -- string), so it must already be trimmed.
-  if public._deletion_require_text(p_owner, 'executor id (owner)', 256) <> p_owner then
+  if community_deletion._require_text(p_owner, 'executor id (owner)', 256) <> p_owner then
     raise exception 'community deletion: executor id % has leading or trailing whitespace', pg_catalog.quote_literal(p_owner)
       using errcode = 'DL1I1';
   end if;
@@ -1937,17 +2092,16 @@ begin
       using errcode = 'DL1I1';
   end if;
   if p_request_id is not null
-     and not exists (select 1 from public.community_deletion_requests r where r.id = p_request_id) then
+     and not exists (select 1 from community_deletion.requests r where r.id = p_request_id) then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
 
   select r.* into v_request
-    from public.community_deletion_requests r
-    join public.community_deletion_approvals a
+    from community_deletion.requests r
+    join community_deletion.approvals a
       on a.request_id = r.id and a.community_id = r.community_id and a.inventory_digest = r.inventory_digest
    where (p_request_id is null or r.id = p_request_id)
-     and r.stage in ('approved', 'fenced', 'drained', 'bindings_removed', 'postgres_purged',
-                     'cache_purged', 'logically_verified')
+     and community_deletion._stage_is_runnable(r.stage)
      and r.blocked_at is null
      and r.next_attempt_at <= now()
      and a.not_before <= now()
@@ -1960,14 +2114,14 @@ begin
   end if;
 
   begin
-    perform public.deletion_validate_catalog();
+    perform community_deletion.validate_catalog();
   exception when sqlstate 'DL7C1' then
     get stacked diagnostics v_error = message_text;
-    v_error := public._deletion_bound_text(v_error, 4096);
-    perform public._deletion_checkpoint(
+    v_error := community_deletion._bound_text(v_error, 4096);
+    perform community_deletion._checkpoint(
       v_request.id, v_request.stage, 'claim:catalog_validation', 'failed', v_request.lease_generation,
       jsonb_build_object('executor', v_owner, 'error', v_error), v_error);
-    update public.community_deletion_requests r
+    update community_deletion.requests r
        set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
            lease_owner = null, lease_until = null, updated_at = now()
      where r.id = v_request.id;
@@ -1975,7 +2129,7 @@ begin
   end;
 
   return query
-    update public.community_deletion_requests r
+    update community_deletion.requests r
        set lease_owner = v_owner,
            lease_generation = r.lease_generation + 1,
            lease_until = now() + make_interval(secs => p_lease_seconds),
@@ -1984,91 +2138,169 @@ begin
      where r.id = v_request.id
     returning r.id, r.community_id, r.stage, r.lease_owner, r.lease_generation, r.fence_generation, r.lease_until;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.claim(executor_id text, request_id uuid, lease_seconds integer) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_clear_key_chunks(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION claim(executor_id text, request_id uuid, lease_seconds integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS integer
+COMMENT ON FUNCTION community_deletion.claim(executor_id text, request_id uuid, lease_seconds integer) IS 'Claim the oldest runnable request (or request_id) for executor_id; returns the lease token, or no row.';
+
+
+--
+-- Name: clear_key_chunks(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
   v_deleted integer;
 begin
-  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  perform 1 from community_deletion.requests r where r.id = p_request_id for no key update;
   if not found then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
   if v_request.destructive_storage_manifest is not null then
     raise exception 'request % (community %): the destructive manifest is frozen; its key chunks cannot be cleared',
       p_request_id, v_request.community_id
       using errcode = 'DL6F1';
   end if;
-  delete from public.community_deletion_manifest_keys k where k.request_id = p_request_id;
+  delete from community_deletion.manifest_keys k where k.request_id = p_request_id;
   get diagnostics v_deleted = row_count;
   return v_deleted;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_executor_stopped(text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_executor_stopped(p_executor_id text) RETURNS void
+COMMENT ON FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Fenced stage: remove key chunks of an unfinished enumeration before enumerating again.';
+
+
+--
+-- Name: community_write_allowed(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.community_write_allowed(community_id uuid) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_community alias for $1;
+  v_state text;
+  v_generation bigint;
+begin
+  perform community_deletion._require_read_committed('community_write_allowed');
+  if p_community is null then
+    return false;
+  end if;
+  perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(p_community));
+  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
+    from public.communities c where c.id = p_community;
+  return case
+    when v_state is null then false
+    when v_state = 'active' then true
+    when v_state in ('fenced', 'tombstone') then current_user = 'community_deletion_owner'
+    when v_state = 'quiescing' then community_deletion._serving_write_granted(p_community, v_generation)
+    else false
+  end;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.community_write_allowed(community_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION community_write_allowed(community_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.community_write_allowed(community_id uuid) IS 'Whether this transaction may write the community''s rows now (the write fence''s decision).';
+
+
+--
+-- Name: executor_stopped(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.executor_stopped(executor_id text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_executor_id alias for $1;
 begin
-  update public.community_deletion_executor_heartbeats h
+  update community_deletion.executor_heartbeats h
      set request_id = null, draining = true, heartbeat_at = now(), stopped_at = now()
    where h.executor_id = p_executor_id;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_executor_stopped(p_executor_id text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.executor_stopped(executor_id text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_fence(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION executor_stopped(executor_id text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) RETURNS bigint
+COMMENT ON FUNCTION community_deletion.executor_stopped(executor_id text) IS 'Mark the executor''s liveness row stopped.';
+
+
+--
+-- Name: fence(uuid, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
   v_community public.communities;
   v_live bigint;
   v_operations text[];
   v_new_generation bigint;
 begin
-  perform public._deletion_require_read_committed('deletion_fence');
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_community(v_request.community_id, true);
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
+  perform community_deletion._require_read_committed('community_deletion.fence');
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_community(v_request.community_id, true);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'quiescing' then
     raise exception 'community % of request % is %, not quiescing: it cannot be fenced yet',
       v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
       using errcode = 'DL2S1',
-            hint = 'Call deletion_begin_quiescing first.';
+            hint = 'Call community_deletion.begin_quiescing first.';
   end if;
   select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     into v_live, v_operations
-    from public.community_serving_write_leases l
+    from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id and l.lease_until >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
@@ -2089,27 +2321,41 @@ begin
     raise exception 'community % of request % changed while fencing', v_request.community_id, p_request_id
       using errcode = 'DL4L1';
   end if;
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
-  perform public._deletion_checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
+  perform community_deletion._checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
     pg_catalog.jsonb_build_object('fence_generation', v_new_generation,
                                   'previous_fence_generation', v_community.deletion_fence_generation));
   return v_new_generation;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_freeze_destructive_manifest(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION fence(request_id uuid, executor_id text, lease_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) IS 'Approved stage, step 2: once no serving lease is live, close the write fence (new fence generation) and move to fenced.';
+
+
+--
+-- Name: freeze_destructive_manifest(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_manifest alias for $5;
+  v_request community_deletion.requests;
   v_manifest jsonb;
   v_prefixes jsonb;
   v_prefix_count integer;
@@ -2125,16 +2371,16 @@ declare
   v_facts record;
 begin
   -- Lock before reading the chunks: appends and the chunk guard wait on it.
-  perform 1 from public.community_deletion_requests r where r.id = p_request_id for no key update;
+  perform 1 from community_deletion.requests r where r.id = p_request_id for no key update;
   if not found then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
 
   -- Shape (DL1M1): version 1, chunk_size, exactly the target's owned prefixes
   -- in byte order, integer counts, hex digests. The canonical form is what is
   -- stored and compared, so 3 and 3.0 are the same manifest.
-  v_manifest := public._deletion_canonical_storage_summary(v_request.community_id, p_manifest, 'destructive storage manifest');
+  v_manifest := community_deletion._canonical_storage_summary(v_request.community_id, p_manifest, 'destructive storage manifest');
 
   if v_request.destructive_storage_manifest is not null then
     if v_request.destructive_storage_manifest = v_manifest then
@@ -2148,7 +2394,7 @@ begin
 
   -- An admitted serving write still running could add an object the
   -- enumeration never saw.
-  if exists (select 1 from public.community_serving_write_leases l
+  if exists (select 1 from community_deletion.serving_write_leases l
              where l.community_id = v_request.community_id and l.lease_until >= now()) then
     raise exception 'request % (community %): serving-write leases are still live; the manifest cannot be frozen yet',
       p_request_id, v_request.community_id
@@ -2162,7 +2408,7 @@ begin
 
   for v_chunk in
     select k.chunk_no, k.prefix, k.entries
-    from public.community_deletion_manifest_keys k
+    from community_deletion.manifest_keys k
     where k.request_id = p_request_id
     order by k.chunk_no
   loop
@@ -2174,7 +2420,7 @@ begin
 
     -- Close every prefix before this chunk's one.
     while v_i < v_prefix_count and (v_prefixes -> v_i ->> 'prefix') <> v_chunk.prefix loop
-      perform public._deletion_check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
+      perform community_deletion._check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
       v_i := v_i + 1;
       v_chain := '';
       v_count := 0;
@@ -2193,14 +2439,14 @@ begin
     end if;
 
     -- No taxonomy pattern (null): the guard trigger matched every key on insert.
-    v_facts := public._deletion_key_chunk_facts(v_chunk.entries, v_chunk.prefix, null);
+    v_facts := community_deletion._key_chunk_facts(v_chunk.entries, v_chunk.prefix, null);
     if v_facts.entry_count = 0 or v_facts.entry_count > v_chunk_size then
       raise exception 'request % (community %): key chunk % holds % entries (must be 1..%)',
         p_request_id, v_request.community_id, v_chunk.chunk_no, v_facts.entry_count, v_chunk_size
         using errcode = 'DL6K1';
     end if;
     if v_facts.bad_shape_at is not null or v_facts.outside_prefix_at is not null or v_facts.out_of_order_at is not null
-       or (v_last_entry is not null and not public._deletion_manifest_entry_follows(v_last_entry, v_facts.first_entry)) then
+       or (v_last_entry is not null and not community_deletion._manifest_entry_follows(v_last_entry, v_facts.first_entry)) then
       raise exception 'request % (community %): key chunk % has a malformed, foreign or out-of-order entry (malformed at %, outside the prefix at %, out of order at %)',
         p_request_id, v_request.community_id, v_chunk.chunk_no, v_facts.bad_shape_at, v_facts.outside_prefix_at,
         coalesce(v_facts.out_of_order_at, case when v_last_entry is not null then 1 end)
@@ -2217,13 +2463,13 @@ begin
 
   -- Close the current prefix and every prefix after it.
   while v_i < v_prefix_count loop
-    perform public._deletion_check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
+    perform community_deletion._check_prefix_digest(p_request_id, v_request.community_id, v_prefixes -> v_i, v_count, v_chain);
     v_i := v_i + 1;
     v_chain := '';
     v_count := 0;
   end loop;
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set destructive_storage_manifest = v_manifest,
          destructive_storage_frozen_at = now(),
          updated_at = now()
@@ -2239,35 +2485,46 @@ begin
       using errcode = 'DL4L1';
   end if;
 
-  perform public._deletion_checkpoint(p_request_id, 'fenced', 'freeze_destructive_manifest', 'completed', p_generation,
+  perform community_deletion._checkpoint(p_request_id, 'fenced', 'freeze_destructive_manifest', 'completed', p_generation,
     jsonb_build_object('chunks', v_expected_no, 'entries', v_total, 'chunk_size', v_chunk_size,
                        'fence_generation', p_fence_generation));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_freeze_inventory(uuid, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) RETURNS public.community_deletion_requests
+COMMENT ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) IS 'Fenced stage: freeze the destructive manifest; the stored chunks must hash to it.';
+
+
+--
+-- Name: freeze_inventory(uuid, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_storage_manifest alias for $2;
+  v_request community_deletion.requests;
   v_state text;
   v_schema jsonb;
   v_storage jsonb;
   v_inventory jsonb;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  if public._deletion_stage_is_terminal(v_request.stage) then
+  if community_deletion._stage_is_terminal(v_request.stage) then
     raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
   end if;
   if v_request.stage <> 'submitted' then
@@ -2277,7 +2534,7 @@ begin
   end if;
   if v_request.blocked_at is not null then
     raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
-      using errcode = 'DL2B1', hint = 'Remediate the cause, then run deletion_unblock.';
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
   end if;
   select c.deletion_state into v_state from public.communities c
    where c.id = v_request.community_id and c.deleted_at is null;
@@ -2287,17 +2544,17 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  perform public.deletion_validate_catalog();
-  v_storage := public._deletion_canonical_storage_summary(v_request.community_id, p_storage_manifest);
-  v_schema := public._deletion_schema_manifest(v_request.community_id);
+  perform community_deletion.validate_catalog();
+  v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);
+  v_schema := community_deletion._schema_manifest(v_request.community_id);
   v_inventory := jsonb_build_object('schema', v_schema, 'storage', v_storage);
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set stage = 'inventoried',
          schema_manifest = v_schema,
          storage_manifest = v_storage,
          inventory_manifest = v_inventory,
-         inventory_digest = public._deletion_inventory_digest(v_inventory),
+         inventory_digest = community_deletion._inventory_digest(v_inventory),
          inventory_frozen_at = now(),
          last_error = null,
          last_error_at = null,
@@ -2306,20 +2563,71 @@ begin
   returning r.* into v_request;
   return v_request;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_heartbeat(uuid, text, bigint, text, integer, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text DEFAULT 'run'::text, p_lease_seconds integer DEFAULT 60, p_draining boolean DEFAULT false) RETURNS timestamp with time zone
+COMMENT ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) IS 'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated; computes the digest an approver approves.';
+
+
+--
+-- Name: guard_serving_write(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_lease_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_community uuid;
+begin
+  perform community_deletion._require_read_committed('community_deletion.guard_serving_write');
+  v_community := community_deletion._serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
+  insert into community_deletion.serving_write_grants (xact_id, community_id, lease_id, fence_generation)
+  values (pg_catalog.pg_current_xact_id(), v_community, p_lease_id, p_fence_generation)
+  on conflict (xact_id, community_id) do update
+    set lease_id = excluded.lease_id, fence_generation = excluded.fence_generation, granted_at = now();
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) IS 'Authorise this transaction''s final write for a leased effect while the community is quiescing.';
+
+
+--
+-- Name: heartbeat(uuid, text, bigint, text, integer, boolean); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text DEFAULT 'run'::text, lease_seconds integer DEFAULT 60, draining boolean DEFAULT false) RETURNS timestamp with time zone
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_mode alias for $4;
+  p_lease_seconds alias for $5;
+  p_draining alias for $6;
   v_until timestamptz;
 begin
   if p_mode is null or p_mode not in ('run', 'drain', 'worker') then
@@ -2330,59 +2638,69 @@ begin
     raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
       using errcode = 'DL1I1';
   end if;
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set lease_until = now() + make_interval(secs => p_lease_seconds), updated_at = now()
    where r.id = p_request_id
      and r.lease_owner = p_owner
      and r.lease_generation = p_generation
      and r.lease_until >= now()
      and r.blocked_at is null
-     and public._deletion_stage_is_runnable(r.stage)
-     and exists (select 1 from public.community_deletion_approvals a
+     and community_deletion._stage_is_runnable(r.stage)
+     and exists (select 1 from community_deletion.approvals a
                   where a.request_id = r.id and a.community_id = r.community_id
                     and a.inventory_digest = r.inventory_digest)
   returning r.lease_until into v_until;
   if not found then
     -- Raise with the precise reason.
-    perform public._deletion_verify_lease(p_request_id, p_owner, p_generation,
-      (select r.stage from public.community_deletion_requests r where r.id = p_request_id));
+    perform community_deletion._verify_lease(p_request_id, p_owner, p_generation,
+      (select r.stage from community_deletion.requests r where r.id = p_request_id));
     raise exception 'stale deletion lease for request % (owner %, generation %): the stage is not runnable',
       p_request_id, p_owner, p_generation
       using errcode = 'DL4L1';
   end if;
-  insert into public.community_deletion_executor_heartbeats as h (executor_id, mode, request_id, draining)
+  insert into community_deletion.executor_heartbeats as h (executor_id, mode, request_id, draining)
   values (p_owner, p_mode, p_request_id, coalesce(p_draining, false))
   on conflict (executor_id) do update
      set mode = excluded.mode, request_id = excluded.request_id, draining = excluded.draining,
          heartbeat_at = now(), stopped_at = null;
   return v_until;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_inspect(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_inspect(p_request_id uuid) RETURNS jsonb
+COMMENT ON FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean) IS 'Renew the lease (lease_seconds) and record the executor''s liveness; DL4L1 once the lease is lost.';
+
+
+--
+-- Name: inspect(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.inspect(request_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
-  v_approval public.community_deletion_approvals;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  v_request community_deletion.requests;
+  v_approval community_deletion.approvals;
   v_state text;
   v_explanation text;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  select a.* into v_approval from public.community_deletion_approvals a where a.request_id = p_request_id;
+  select a.* into v_approval from community_deletion.approvals a where a.request_id = p_request_id;
   select s.state, s.explanation into v_state, v_explanation
-    from public._deletion_request_state(v_request, v_approval) s;
+    from community_deletion._request_state(v_request, v_approval) s;
   return jsonb_build_object(
     'request', to_jsonb(v_request),
     'community', (select jsonb_build_object(
@@ -2392,50 +2710,139 @@ begin
                     from public.communities c where c.id = v_request.community_id),
     'approval', case when v_approval.request_id is null then null else to_jsonb(v_approval) end,
     'checkpoints', coalesce((select jsonb_agg(to_jsonb(cp) - 'request_id' order by cp.sequence)
-                               from public.community_deletion_checkpoints cp
+                               from community_deletion.checkpoints cp
                               where cp.request_id = p_request_id), '[]'::jsonb),
     'state', v_state,
     'explanation', v_explanation);
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_inspect(p_request_id uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.inspect(request_id uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_key_chunk_progress(uuid); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION inspect(request_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) RETURNS TABLE(total integer, deleted integer)
+COMMENT ON FUNCTION community_deletion.inspect(request_id uuid) IS 'Everything about one request as jsonb (request, community, approval, checkpoints, state, explanation) for programs.';
+
+
+--
+-- Name: install_write_fence(boolean, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.install_write_fence(native boolean DEFAULT true, library text DEFAULT '$libdir/community_deletion_fence'::text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_native alias for $1;
+  p_library alias for $2;
+  v_body text;
+  v_why text;
+begin
+  if p_native then
+    begin
+      execute pg_catalog.format(
+        'create or replace function community_deletion.tg_scoped_table__enforce_write_fence() returns trigger '
+        'language c volatile as %L, %L', p_library, 'cd_fence_statement');
+      execute pg_catalog.format(
+        'create or replace function community_deletion.tg_scoped_table__refuse_write_early() returns trigger '
+        'language c volatile as %L, %L', p_library, 'cd_fence_early');
+      execute pg_catalog.format(
+        'create or replace function community_deletion._native_community_lock_key(uuid) returns bigint '
+        'language c immutable strict parallel safe as %L, %L', p_library, 'cd_community_lock_key');
+      -- As grants.sql leaves every engine function: the owner's, no PUBLIC.
+      alter function community_deletion._native_community_lock_key(uuid) owner to community_deletion_owner;
+      revoke all on function community_deletion._native_community_lock_key(uuid) from public;
+      perform community_deletion._reattach_early_fences();
+      return 'native';
+    exception when undefined_file or insufficient_privilege or undefined_function then
+      v_why := sqlerrm;
+    end;
+    raise warning 'community write fence: the native library is not usable (%); installing the PL/pgSQL fence', v_why
+      using hint = 'Build and install db/native (make -C db/native install, needs the server''s development headers), '
+                   'then run select community_deletion.install_write_fence() as a superuser.';
+  end if;
+
+  select p.prosrc into strict v_body from pg_catalog.pg_proc p
+   where p.oid = 'community_deletion._write_fence_plpgsql()'::pg_catalog.regprocedure;
+  execute pg_catalog.format(
+    'create or replace function community_deletion.tg_scoped_table__enforce_write_fence() returns trigger '
+    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+  select p.prosrc into strict v_body from pg_catalog.pg_proc p
+   where p.oid = 'community_deletion._refuse_write_early_plpgsql()'::pg_catalog.regprocedure;
+  execute pg_catalog.format(
+    'create or replace function community_deletion.tg_scoped_table__refuse_write_early() returns trigger '
+    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+  drop function if exists community_deletion._native_community_lock_key(uuid);
+  perform community_deletion._reattach_early_fences();
+  return 'plpgsql';
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.install_write_fence(native boolean, library text) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION install_write_fence(native boolean, library text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.install_write_fence(native boolean, library text) IS 'Install the write fence''s trigger functions: native when the library loads (superuser), else PL/pgSQL.';
+
+
+--
+-- Name: key_chunk_progress(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.key_chunk_progress(request_id uuid) RETURNS TABLE(total integer, deleted integer)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
 begin
-  if not exists (select 1 from public.community_deletion_requests r where r.id = p_request_id) then
+  if not exists (select 1 from community_deletion.requests r where r.id = p_request_id) then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
   return query
     select count(*)::integer, count(k.deleted_at)::integer
-    from public.community_deletion_manifest_keys k
+    from community_deletion.manifest_keys k
     where k.request_id = p_request_id;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.key_chunk_progress(request_id uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_lease_state(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION key_chunk_progress(request_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) RETURNS TABLE(stage text, community_id uuid, fence_generation bigint, lease_until timestamp with time zone, destructive_manifest_frozen boolean)
+COMMENT ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) IS 'Key chunks in total and already stamped deleted.';
+
+
+--
+-- Name: lease_state(uuid, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) RETURNS TABLE(stage text, community_id uuid, fence_generation bigint, lease_until timestamp with time zone, destructive_manifest_frozen boolean)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
@@ -2444,24 +2851,34 @@ begin
     return query select v_request.stage, v_request.community_id, v_request.fence_generation, null::timestamptz, false;
     return;
   end if;
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
   return query select v_request.stage, v_request.community_id, v_request.fence_generation, v_request.lease_until,
                       v_request.destructive_storage_manifest is not null;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_list(integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION lease_state(request_id uuid, executor_id text, lease_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_list(p_limit integer DEFAULT 100) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
+COMMENT ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) IS 'The stage the holder of this lease token must run next, with the fence generation to present.';
+
+
+--
+-- Name: list_requests(integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
 #variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_limit alias for $1;
 begin
   if p_limit is null or p_limit < 1 or p_limit > 1000 then
     raise exception 'community deletion: list limit % is outside 1..1000', p_limit
@@ -2472,47 +2889,61 @@ begin
            r.requested_by, a.approved_by, a.not_before, r.lease_owner,
            r.lease_until, r.next_attempt_at, r.retry_count,
            r.blocked_reason, r.created_at, r.updated_at, s.explanation
-      from public.community_deletion_requests r
-      left join public.community_deletion_approvals a on a.request_id = r.id
-      cross join lateral public._deletion_request_state(r, a) s
+      from community_deletion.requests r
+      left join community_deletion.approvals a on a.request_id = r.id
+      cross join lateral community_deletion._request_state(r, a) s
      order by r.created_at desc, r.id desc
      limit p_limit;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_list(p_limit integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.list_requests(max_rows integer) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_mark_bindings_removed(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION list_requests(max_rows integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.list_requests(max_rows integer) IS 'Requests, newest first (max_rows 1..1000), each with its state and explanation.';
+
+
+--
+-- Name: mark_bindings_removed(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_detail alias for $5;
+  v_request community_deletion.requests;
   v_total integer;
   v_pending integer;
   v_entries bigint;
   v_manifest_entries bigint;
 begin
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  perform public._deletion_require_detail_object(p_request_id, p_detail);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  perform community_deletion._require_detail_object(p_request_id, p_detail);
   if v_request.destructive_storage_manifest is null then
     raise exception 'request % (community %) has no frozen destructive manifest', p_request_id, v_request.community_id
       using errcode = 'DL2S1';
   end if;
   select count(*)::integer, count(*) filter (where k.deleted_at is null)::integer, coalesce(sum(k.entry_count), 0)
     into v_total, v_pending, v_entries
-  from public.community_deletion_manifest_keys k
+  from community_deletion.manifest_keys k
   where k.request_id = p_request_id;
   if v_pending > 0 then
     raise exception 'request % (community %): % of % key chunks are not yet stamped deleted',
       p_request_id, v_request.community_id, v_pending, v_total
       using errcode = 'DL6K2',
-            hint = 'Delete and stamp every chunk returned by deletion_next_key_chunk first.';
+            hint = 'Delete and stamp every chunk returned by community_deletion.next_key_chunk first.';
   end if;
   select coalesce(sum((p ->> 'object_count')::bigint), 0) into v_manifest_entries
   from jsonb_array_elements(v_request.destructive_storage_manifest -> 'prefixes') p;
@@ -2521,192 +2952,276 @@ begin
       p_request_id, v_request.community_id, v_entries, v_manifest_entries
       using errcode = 'DL6K1';
   end if;
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'drained', 'bindings_removed', p_fence_generation);
-  perform public._deletion_checkpoint(p_request_id, 'drained', 'remove_storage_bindings', 'completed', p_generation,
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'drained', 'bindings_removed', p_fence_generation);
+  perform community_deletion._checkpoint(p_request_id, 'drained', 'remove_storage_bindings', 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb) || jsonb_build_object('chunks', v_total, 'entries', v_entries));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_mark_cache_purged(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) IS 'Drained stage: every chunk is stamped; move to bindings_removed.';
+
+
+--
+-- Name: mark_cache_purged(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_detail alias for $5;
 begin
-  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'postgres_purged', p_fence_generation);
-  perform public._deletion_require_detail_object(p_request_id, p_detail);
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'postgres_purged', 'cache_purged', p_fence_generation);
-  perform public._deletion_checkpoint(p_request_id, 'postgres_purged', 'purge_cache_namespace', 'completed', p_generation,
+  perform community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'postgres_purged', p_fence_generation);
+  perform community_deletion._require_detail_object(p_request_id, p_detail);
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'postgres_purged', 'cache_purged', p_fence_generation);
+  perform community_deletion._checkpoint(p_request_id, 'postgres_purged', 'purge_cache_namespace', 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_mark_drained(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+COMMENT ON FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) IS 'Postgres_purged stage: the Redis namespace was purged; move to cache_purged.';
+
+
+--
+-- Name: mark_drained(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
 begin
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'fenced', p_fence_generation);
   if v_request.destructive_storage_manifest is null then
     raise exception 'request % (community %) cannot be marked drained before its destructive manifest is frozen',
       p_request_id, v_request.community_id
       using errcode = 'DL2S1',
-            hint = 'Enumerate the owned prefixes into key chunks and call deletion_freeze_destructive_manifest first.';
+            hint = 'Enumerate the owned prefixes into key chunks and call community_deletion.freeze_destructive_manifest first.';
   end if;
-  if exists (select 1 from public.community_serving_write_leases l
+  if exists (select 1 from community_deletion.serving_write_leases l
              where l.community_id = v_request.community_id and l.lease_until >= now()) then
     raise exception 'request % (community %): serving-write leases are still live', p_request_id, v_request.community_id
       using errcode = 'DL5D1',
             hint = 'Admitted serving writes must finish or expire before destruction starts; retry later.';
   end if;
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'fenced', 'drained', p_fence_generation);
-  perform public._deletion_checkpoint(p_request_id, 'fenced', 'serving_writes_drained', 'completed', p_generation,
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'fenced', 'drained', p_fence_generation);
+  perform community_deletion._checkpoint(p_request_id, 'fenced', 'serving_writes_drained', 'completed', p_generation,
     jsonb_build_object('fence_generation', p_fence_generation));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_mark_logically_verified(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Fenced stage: serving writes are drained and the destructive manifest frozen; move to drained.';
+
+
+--
+-- Name: mark_logically_verified(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_detail alias for $5;
+  v_request community_deletion.requests;
   v_checked integer;
   v_dropped integer;
 begin
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
-  perform public._deletion_require_detail_object(p_request_id, p_detail);
-  v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'cache_purged', 'logically_verified', p_fence_generation);
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
+  perform community_deletion._require_detail_object(p_request_id, p_detail);
+  v_checked := community_deletion._prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'cache_purged', 'logically_verified', p_fence_generation);
   -- The chunk guard admits this delete only now that the stage is logically_verified.
-  delete from public.community_deletion_manifest_keys k where k.request_id = p_request_id;
+  delete from community_deletion.manifest_keys k where k.request_id = p_request_id;
   get diagnostics v_dropped = row_count;
-  perform public._deletion_checkpoint(p_request_id, 'cache_purged', 'verify_cross_store_absence', 'completed', p_generation,
+  perform community_deletion._checkpoint(p_request_id, 'cache_purged', 'verify_cross_store_absence', 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb)
       || jsonb_build_object('postgres_tables_checked', v_checked, 'key_chunks_dropped', v_dropped));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_mark_retention_pending(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+COMMENT ON FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) IS 'Cache_purged stage: absence proven in all three stores; move to logically_verified and drop the key chunks.';
+
+
+--
+-- Name: mark_retention_pending(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_detail alias for $5;
 begin
-  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'logically_verified', p_fence_generation);
-  perform public._deletion_require_detail_object(p_request_id, p_detail);
-  perform public._deletion_checkpoint(p_request_id, 'logically_verified', 'retention_physical_expiry_pending', 'completed',
+  perform community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'logically_verified', p_fence_generation);
+  perform community_deletion._require_detail_object(p_request_id, p_detail);
+  perform community_deletion._checkpoint(p_request_id, 'logically_verified', 'retention_physical_expiry_pending', 'completed',
     p_generation, coalesce(p_detail, '{}'::jsonb));
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'logically_verified', 'retention_pending', p_fence_generation);
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'logically_verified', 'retention_pending', p_fence_generation);
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_next_key_chunk(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS TABLE(chunk_no integer, prefix text, entries jsonb)
+COMMENT ON FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) IS 'Logically_verified stage: complete the request (retention_pending) and release the lease.';
+
+
+--
+-- Name: next_key_chunk(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS TABLE(chunk_no integer, prefix text, entries jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
 begin
-  perform public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  perform community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
   return query
     select k.chunk_no, k.prefix, k.entries
-    from public.community_deletion_manifest_keys k
+    from community_deletion.manifest_keys k
     where k.request_id = p_request_id and k.deleted_at is null
     order by k.chunk_no
     limit 1;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_purge_postgres(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS jsonb
+COMMENT ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Drained stage: the next unstamped key chunk to delete from storage, or no row.';
+
+
+--
+-- Name: purge_postgres(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
   v_table record;
   v_rows bigint;
   v_deleted jsonb := '{}'::jsonb;
   v_cleared jsonb := '{}'::jsonb;
 begin
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
 
   for v_table in
-    select t.table_name from public.community_deletion_tables t where t.kind = 'provenance' order by t.table_name
+    select t.table_name from community_deletion.registered_tables t where t.kind = 'provenance' order by t.table_name
   loop
     execute format('update public.%I set community_id = null where community_id = $1', v_table.table_name)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
     v_cleared := v_cleared || jsonb_build_object(v_table.table_name, v_rows);
-    perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.table_name,
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.table_name,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
 
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   for v_table in
-    select t.table_name from public.community_deletion_tables t where t.kind = 'scoped' order by t.purge_order
+    select t.table_name from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
   loop
     execute format('delete from public.%I where community_id = $1', v_table.table_name)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
     v_deleted := v_deleted || jsonb_build_object(v_table.table_name, v_rows);
-    perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.table_name,
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.table_name,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
 
-  if not public._deletion_tombstone_community(v_request.community_id, p_fence_generation) then
+  if not community_deletion._tombstone_community(v_request.community_id, p_fence_generation) then
     raise exception 'request %: community % is no longer fenced at generation %; nothing was purged',
       p_request_id, v_request.community_id, p_fence_generation
       using errcode = 'DL4L1';
   end if;
 
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'bindings_removed', 'postgres_purged', p_fence_generation);
-  perform public._deletion_checkpoint(p_request_id, 'bindings_removed', 'postgres_tombstone_committed', 'completed',
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'bindings_removed', 'postgres_purged', p_fence_generation);
+  perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'postgres_tombstone_committed', 'completed',
     p_generation, jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared,
                                      'fence_generation', p_fence_generation));
   return jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared);
@@ -2714,29 +3229,85 @@ end;
 $_$;
 
 
-ALTER FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_record_failure(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) RETURNS jsonb
+COMMENT ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: delete the community''s rows in purge order and tombstone it.';
+
+
+--
+-- Name: reap_serving_leases(integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.reap_serving_leases(max_rows integer DEFAULT 1000) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
-  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
-  v_settings public.community_deletion_settings;
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_limit alias for $1;
+  v_count integer;
+begin
+  if p_limit is null or p_limit not between 1 and 10000 then
+    raise exception 'serving lease reap limit must be 1..10000, got %', p_limit using errcode = 'DL1I1';
+  end if;
+  with expired as (
+    select l.id from community_deletion.serving_write_leases l
+     where l.lease_until < now()
+     order by l.lease_until
+     limit p_limit
+     for update skip locked)
+  delete from community_deletion.serving_write_leases l using expired where l.id = expired.id;
+  get diagnostics v_count = row_count;
+  delete from community_deletion.serving_write_grants g
+   where pg_catalog.pg_xact_status(g.xact_id) is distinct from 'in progress';
+  return v_count;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.reap_serving_leases(max_rows integer) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION reap_serving_leases(max_rows integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) IS 'Remove expired serving leases and finished transactions'' write grants (at most max_rows); returns how many.';
+
+
+--
+-- Name: record_failure(uuid, text, bigint, text, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_stage alias for $4;
+  p_unit_key alias for $5;
+  p_error alias for $6;
+  v_unit_key text := community_deletion._require_text(p_unit_key, 'unit_key', 256);
+  v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
+  v_settings community_deletion.settings;
+  v_request community_deletion.requests;
   v_streak integer;
   v_exhausted boolean;
   v_delay_seconds double precision;
   v_next timestamptz;
 begin
-  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
-  select s.* into v_settings from public.community_deletion_settings s;
+  perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  select s.* into v_settings from community_deletion.settings s;
 
   v_streak := case when v_request.retry_stage = p_stage then v_request.retry_count + 1 else 1 end;
   v_exhausted := v_streak >= v_settings.max_consecutive_failures;
@@ -2747,12 +3318,12 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
-  perform public._deletion_checkpoint(
+  perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
     v_error);
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set retry_count = v_streak,
          retry_stage = p_stage,
          last_error = v_error,
@@ -2760,7 +3331,7 @@ begin
          next_attempt_at = v_next,
          blocked_at = case when v_exhausted then now() else r.blocked_at end,
          blocked_reason = case when v_exhausted
-                               then public._deletion_bound_text(
+                               then community_deletion._bound_text(
                                       format('%s consecutive failures at stage %s; last: %s', v_streak, p_stage, v_error), 4096)
                                else r.blocked_reason end,
          lease_owner = null,
@@ -2774,16 +3345,23 @@ begin
   end if;
   return jsonb_build_object('blocked', v_exhausted, 'retry_count', v_streak, 'next_attempt_at', v_next);
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) OWNER TO community_deletion_owner;
 
 --
--- Name: storage_taxonomy_sweeps; Type: TABLE; Schema: public; Owner: postgres
+-- Name: FUNCTION record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE TABLE public.storage_taxonomy_sweeps (
+COMMENT ON FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) IS 'Record a transient failure: retry with backoff, or a durable block after the configured streak.';
+
+
+--
+-- Name: taxonomy_sweeps; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.taxonomy_sweeps (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     started_at timestamp with time zone NOT NULL,
     completed_at timestamp with time zone NOT NULL,
@@ -2792,26 +3370,34 @@ CREATE TABLE public.storage_taxonomy_sweeps (
     unknown_key_sample jsonb DEFAULT '[]'::jsonb NOT NULL,
     object_cap bigint NOT NULL,
     truncated boolean DEFAULT false NOT NULL,
-    CONSTRAINT storage_taxonomy_sweeps_cap_is_positive CHECK ((object_cap > 0)),
-    CONSTRAINT storage_taxonomy_sweeps_counts_are_consistent CHECK (((listed_objects >= 0) AND (unknown_object_count >= 0) AND (unknown_object_count <= listed_objects))),
-    CONSTRAINT storage_taxonomy_sweeps_sample_is_array CHECK ((jsonb_typeof(unknown_key_sample) = 'array'::text)),
-    CONSTRAINT storage_taxonomy_sweeps_times_are_ordered CHECK ((started_at <= completed_at))
+    CONSTRAINT taxonomy_sweeps_cap_is_positive CHECK ((object_cap > 0)),
+    CONSTRAINT taxonomy_sweeps_counts_are_consistent CHECK (((listed_objects >= 0) AND (unknown_object_count >= 0) AND (unknown_object_count <= listed_objects))),
+    CONSTRAINT taxonomy_sweeps_sample_is_array CHECK ((jsonb_typeof(unknown_key_sample) = 'array'::text)),
+    CONSTRAINT taxonomy_sweeps_times_are_ordered CHECK ((started_at <= completed_at))
 );
 
 
-ALTER TABLE public.storage_taxonomy_sweeps OWNER TO postgres;
+ALTER TABLE community_deletion.taxonomy_sweeps OWNER TO postgres;
 
 --
--- Name: deletion_record_taxonomy_sweep(timestamp with time zone, bigint, bigint, jsonb, bigint, boolean); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: record_taxonomy_sweep(timestamp with time zone, bigint, bigint, jsonb, bigint, boolean); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) RETURNS public.storage_taxonomy_sweeps
+CREATE FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) RETURNS community_deletion.taxonomy_sweeps
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_started_at alias for $1;
+  p_listed_objects alias for $2;
+  p_unknown_object_count alias for $3;
+  p_unknown_key_sample alias for $4;
+  p_object_cap alias for $5;
+  p_truncated alias for $6;
   v_now timestamptz := clock_timestamp();
-  v_row public.storage_taxonomy_sweeps;
+  v_row community_deletion.taxonomy_sweeps;
 begin
   if p_started_at is null or p_started_at > v_now + interval '5 minutes' then
     raise exception 'taxonomy sweep start % is missing or in the future', p_started_at
@@ -2822,7 +3408,7 @@ begin
     raise exception 'taxonomy sweep sample must be a JSON array of at most 100 keys'
       using errcode = 'DL1I1';
   end if;
-  insert into public.storage_taxonomy_sweeps
+  insert into community_deletion.taxonomy_sweeps
     (started_at, completed_at, listed_objects, unknown_object_count, unknown_key_sample, object_cap, truncated)
   values (least(p_started_at, v_now), v_now, p_listed_objects, p_unknown_object_count, p_unknown_key_sample,
           p_object_cap, coalesce(p_truncated, false))
@@ -2832,26 +3418,37 @@ exception when check_violation or not_null_violation then
   raise exception 'taxonomy sweep counts are inconsistent (listed %, unknown %, cap %)',
     p_listed_objects, p_unknown_object_count, p_object_cap using errcode = 'DL1I1';
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_register_scoped_table(regclass, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) RETURNS void
+COMMENT ON FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) IS 'Record the result of a fleet-wide storage taxonomy sweep (observational; never gates a deletion).';
+
+
+--
+-- Name: register_scoped_table(regclass, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.register_scoped_table(table_name regclass, purge_order integer) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_table alias for $1;
+  p_purge_order alias for $2;
   v_schema text;
   v_name text;
   v_kind text;
 begin
   if p_table is null or p_purge_order is null or p_purge_order <= 0 then
-    raise exception 'deletion_register_scoped_table needs a table and a positive purge order'
+    raise exception 'community_deletion.register_scoped_table needs a table and a positive purge order'
       using errcode = 'DL1I1';
   end if;
   select n.nspname, c.relname into v_schema, v_name
@@ -2868,25 +3465,25 @@ begin
       using errcode = 'DL7C1',
             hint = 'Scoped tables carry community_id uuid not null references communities.';
   end if;
-  if not public._deletion_has_community_index(p_table) then
+  if not community_deletion._has_community_index(p_table) then
     raise exception 'cannot register % as community-scoped: no valid index leads with community_id', p_table
       using errcode = 'DL7C1',
             hint = 'Create an index (or primary key) whose first column is community_id first.';
   end if;
-  select r.kind into v_kind from public.community_deletion_tables r where r.table_name = v_name;
+  select r.kind into v_kind from community_deletion.registered_tables r where r.table_name = v_name;
   if v_kind is not null and v_kind <> 'scoped' then
     raise exception 'cannot register % as community-scoped: it is registered as %', p_table, v_kind
       using errcode = 'DL7C1';
   end if;
-  insert into public.community_deletion_tables (table_name, kind, purge_order)
+  insert into community_deletion.registered_tables (table_name, kind, purge_order)
   values (v_name, 'scoped', p_purge_order)
   on conflict (table_name) do update set purge_order = excluded.purge_order
-    where public.community_deletion_tables.purge_order is distinct from excluded.purge_order;
+    where community_deletion.registered_tables.purge_order is distinct from excluded.purge_order;
   -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
   -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
   -- transition tables only on single-event triggers) — these decide; and the
   -- early refusal (tg_scoped_table__refuse_write_early.sql,
-  -- _deletion_attach_early_fence): BEFORE … FOR EACH ROW — it only makes a
+  -- community_deletion._attach_early_fence): BEFORE … FOR EACH ROW — it only makes a
   -- refusal fail before the row's constraints.
   -- Dropping first replaces an older form (the row-level fence) in place.
   execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
@@ -2894,36 +3491,48 @@ begin
   execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
   execute format('create trigger _010_community_write_fence after insert on public.%I '
                  'referencing new table as fence_new_rows '
-                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
   execute format('create trigger _010_community_write_fence_update after update on public.%I '
                  'referencing old table as fence_old_rows new table as fence_new_rows '
-                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
+                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
   execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
                  'referencing old table as fence_old_rows '
-                 'for each statement execute function public.tg_scoped_table__enforce_write_fence()', v_name);
-  perform public._deletion_attach_early_fence(v_name);
+                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
+  perform community_deletion._attach_early_fence(v_name);
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.register_scoped_table(table_name regclass, purge_order integer) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_register_unscoped_table(regclass, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION register_scoped_table(table_name regclass, purge_order integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) RETURNS void
+COMMENT ON FUNCTION community_deletion.register_scoped_table(table_name regclass, purge_order integer) IS 'Register a tenant table as community-scoped with its purge order and attach the write fence.';
+
+
+--
+-- Name: register_unscoped_table(regclass, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.register_unscoped_table(table_name regclass, kind text, note text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_table alias for $1;
+  p_kind alias for $2;
+  p_note alias for $3;
   v_schema text;
   v_name text;
   v_kind text;
 begin
   if p_table is null or p_kind is null or p_kind not in ('provenance', 'control_plane')
      or p_note is null or pg_catalog.btrim(p_note) = '' then
-    raise exception 'deletion_register_unscoped_table needs a table, kind provenance|control_plane and a note'
+    raise exception 'community_deletion.register_unscoped_table needs a table, kind provenance|control_plane and a note'
       using errcode = 'DL1I1';
   end if;
   select n.nspname, c.relname into v_schema, v_name
@@ -2937,200 +3546,123 @@ begin
        not exists (select 1 from pg_catalog.pg_attribute a
                     where a.attrelid = p_table and a.attname = 'community_id' and not a.attisdropped
                       and not a.attnotnull)
-       or not public._deletion_has_community_index(p_table)) then
+       or not community_deletion._has_community_index(p_table)) then
     raise exception 'cannot register % as provenance: it needs a nullable community_id and an index leading with it', p_table
       using errcode = 'DL7C1';
   end if;
-  select r.kind into v_kind from public.community_deletion_tables r where r.table_name = v_name;
+  select r.kind into v_kind from community_deletion.registered_tables r where r.table_name = v_name;
   if v_kind is not null and v_kind <> p_kind then
     raise exception 'cannot register % as %: it is registered as %', p_table, p_kind, v_kind
       using errcode = 'DL7C1';
   end if;
-  insert into public.community_deletion_tables (table_name, kind, purge_order, note)
+  insert into community_deletion.registered_tables (table_name, kind, purge_order, note)
   values (v_name, p_kind, null, p_note)
   on conflict (table_name) do nothing;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.register_unscoped_table(table_name regclass, kind text, note text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_release(uuid, text, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION register_unscoped_table(table_name regclass, kind text, note text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) RETURNS boolean
+COMMENT ON FUNCTION community_deletion.register_unscoped_table(table_name regclass, kind text, note text) IS 'Register a table with a community_id that is not purged: provenance (its community_id is nulled).';
+
+
+--
+-- Name: release(uuid, text, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
 begin
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set lease_owner = null, lease_until = null, updated_at = now()
    where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;
   return found;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) OWNER TO community_deletion_owner;
-
---
--- Name: community_serving_write_leases; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_serving_write_leases (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    community_id uuid NOT NULL,
-    operation text NOT NULL,
-    owner text NOT NULL,
-    generation bigint DEFAULT 1 NOT NULL,
-    fence_generation bigint NOT NULL,
-    acquired_at timestamp with time zone DEFAULT now() NOT NULL,
-    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
-    lease_until timestamp with time zone NOT NULL,
-    CONSTRAINT community_serving_write_leases_generation_is_positive CHECK ((generation > 0)),
-    CONSTRAINT community_serving_write_leases_operation_is_present CHECK (((btrim(operation) <> ''::text) AND (length(operation) <= 128))),
-    CONSTRAINT community_serving_write_leases_owner_is_present CHECK (((btrim(owner) <> ''::text) AND (length(owner) <= 256)))
-);
-
-
-ALTER TABLE public.community_serving_write_leases OWNER TO postgres;
+ALTER FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_serving_lease_acquire(uuid, text, text, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION release(request_id uuid, executor_id text, lease_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer DEFAULT 60) RETURNS public.community_serving_write_leases
+COMMENT ON FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) IS 'Give the lease back without recording a failure (clean shutdown).';
+
+
+--
+-- Name: release_serving_lease(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_state text;
-  v_generation bigint;
-  v_lease public.community_serving_write_leases;
+  -- The parameters under their internal names (bare names are columns).
+  p_lease_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
 begin
-  perform public._deletion_require_read_committed('deletion_serving_lease_acquire');
-  if p_community is null or p_operation is null or pg_catalog.btrim(p_operation) = ''
-     or p_owner is null or pg_catalog.btrim(p_owner) = ''
-     or p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
-    raise exception 'serving lease acquisition needs a community, an operation, an owner and 1..3600 lease seconds'
-      using errcode = 'DL1I1';
-  end if;
-  perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(p_community));
-  select c.deletion_state, c.deletion_fence_generation into v_state, v_generation
-    from public.communities c where c.id = p_community;
-  if not found then
-    raise exception 'community % does not exist', p_community using errcode = 'DL1N2';
-  end if;
-  if v_state <> 'active' then
-    raise exception 'community write refused: community % is % and admits no new serving-write lease (operation %)',
-      p_community, v_state, p_operation
-      using errcode = 'DL5S1',
-            hint = 'The community is being deleted; new external side effects are not admitted.';
-  end if;
-  insert into public.community_serving_write_leases (community_id, operation, owner, fence_generation, lease_until)
-  values (p_community, p_operation, p_owner, v_generation, now() + pg_catalog.make_interval(secs => p_lease_seconds))
-  returning * into v_lease;
-  return v_lease;
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_serving_lease_guard(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-declare
-  v_community uuid;
-begin
-  perform public._deletion_require_read_committed('deletion_serving_lease_guard');
-  v_community := public._deletion_serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
-  insert into public.community_deletion_serving_write_grants (xact_id, community_id, lease_id, fence_generation)
-  values (pg_catalog.pg_current_xact_id(), v_community, p_lease_id, p_fence_generation)
-  on conflict (xact_id, community_id) do update
-    set lease_id = excluded.lease_id, fence_generation = excluded.fence_generation, granted_at = now();
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_serving_lease_reap(integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_serving_lease_reap(p_limit integer DEFAULT 1000) RETURNS integer
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-declare
-  v_count integer;
-begin
-  if p_limit is null or p_limit not between 1 and 10000 then
-    raise exception 'serving lease reap limit must be 1..10000, got %', p_limit using errcode = 'DL1I1';
-  end if;
-  with expired as (
-    select l.id from public.community_serving_write_leases l
-     where l.lease_until < now()
-     order by l.lease_until
-     limit p_limit
-     for update skip locked)
-  delete from public.community_serving_write_leases l using expired where l.id = expired.id;
-  get diagnostics v_count = row_count;
-  delete from public.community_deletion_serving_write_grants g
-   where pg_catalog.pg_xact_status(g.xact_id) is distinct from 'in progress';
-  return v_count;
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_serving_lease_reap(p_limit integer) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_serving_lease_release(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS boolean
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-begin
-  delete from public.community_serving_write_leases l
+  delete from community_deletion.serving_write_leases l
    where l.id = p_lease_id and l.owner = p_owner and l.generation = p_generation
      and l.fence_generation = p_fence_generation;
   return found;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_serving_lease_renew(uuid, text, bigint, bigint, integer); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer DEFAULT 60) RETURNS timestamp with time zone
+COMMENT ON FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) IS 'Release a serving lease; returns whether it was still live.';
+
+
+--
+-- Name: renew_serving_lease(uuid, text, bigint, bigint, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer DEFAULT 60) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_lease_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_lease_seconds alias for $5;
   v_community uuid;
   v_until timestamptz;
 begin
-  perform public._deletion_require_read_committed('deletion_serving_lease_renew');
+  perform community_deletion._require_read_committed('community_deletion.renew_serving_lease');
   if p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
     raise exception 'serving lease renewal needs 1..3600 lease seconds' using errcode = 'DL1I1';
   end if;
-  select l.community_id into v_community from public.community_serving_write_leases l where l.id = p_lease_id;
+  select l.community_id into v_community from community_deletion.serving_write_leases l where l.id = p_lease_id;
   if v_community is not null then
-    perform pg_catalog.pg_advisory_xact_lock_shared(public._deletion_community_lock_key(v_community));
-    update public.community_serving_write_leases l
+    perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(v_community));
+    update community_deletion.serving_write_leases l
        set lease_until = now() + pg_catalog.make_interval(secs => p_lease_seconds),
            heartbeat_at = now()
       from public.communities c
@@ -3149,16 +3681,97 @@ begin
   end if;
   return v_until;
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_serving_lease_stats(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_serving_lease_stats() RETURNS jsonb
+COMMENT ON FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer) IS 'Renew an admitted serving lease (also while the community is quiescing); DL5S1 once it is lost.';
+
+
+--
+-- Name: request_checkpoints(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.request_checkpoints(request_id uuid) RETURNS TABLE(sequence bigint, stage text, unit_key text, status text, attempts integer, lease_generation bigint, started_at timestamp with time zone, completed_at timestamp with time zone, error text, detail jsonb)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+begin
+  if not exists (select 1 from community_deletion.requests r where r.id = p_request_id) then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  return query
+    select cp.sequence, cp.stage, cp.unit_key, cp.status, cp.attempts,
+           cp.lease_generation, cp.started_at, cp.completed_at, cp.error, cp.detail
+      from community_deletion.checkpoints cp
+     where cp.request_id = p_request_id
+     order by cp.sequence;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.request_checkpoints(request_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION request_checkpoints(request_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.request_checkpoints(request_id uuid) IS 'A request''s checkpoints as rows, in order, with attempts and errors.';
+
+
+--
+-- Name: request_status(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.request_status(request_id uuid) RETURNS TABLE(id uuid, community_host text, stage text, state text, explanation text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_generation bigint, lease_until timestamp with time zone, fence_generation bigint, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, last_error text, created_at timestamp with time zone, updated_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+begin
+  return query
+    select r.id, r.community_host, r.stage, s.state, s.explanation,
+           r.requested_by, a.approved_by, a.not_before,
+           r.lease_owner, r.lease_generation, r.lease_until, r.fence_generation,
+           r.next_attempt_at, r.retry_count, r.blocked_reason, r.last_error,
+           r.created_at, r.updated_at
+      from community_deletion.requests r
+      left join community_deletion.approvals a on a.request_id = r.id
+      cross join lateral community_deletion._request_state(r, a) s
+     where r.id = p_request_id;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.request_status(request_id uuid) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION request_status(request_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.request_status(request_id uuid) IS 'One request as one row for people: stage, state, explanation, lease, retries, block.';
+
+
+--
+-- Name: serving_lease_stats(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.serving_lease_stats() RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
@@ -3166,50 +3779,48 @@ CREATE FUNCTION public.deletion_serving_lease_stats() RETURNS jsonb
     'active', count(*) filter (where l.lease_until >= now()),
     'expired', count(*) filter (where l.lease_until < now()),
     'dead_tuples', coalesce((select s.n_dead_tup from pg_catalog.pg_stat_user_tables s
-                              where s.relid = 'public.community_serving_write_leases'::pg_catalog.regclass), 0))
-  from public.community_serving_write_leases l
+                              where s.relid = 'community_deletion.serving_write_leases'::pg_catalog.regclass), 0))
+  from community_deletion.serving_write_leases l
 $$;
 
 
-ALTER FUNCTION public.deletion_serving_lease_stats() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.serving_lease_stats() OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_serving_lease_verify(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION serving_lease_stats(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
+COMMENT ON FUNCTION community_deletion.serving_lease_stats() IS 'Serving leases by state, as jsonb.';
+
+
+--
+-- Name: stamp_key_chunk(uuid, text, bigint, bigint, integer, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
-begin
-  perform public._deletion_require_read_committed('deletion_serving_lease_verify');
-  perform public._deletion_serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_stamp_key_chunk(uuid, text, bigint, bigint, integer, jsonb); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  p_chunk_no alias for $5;
+  p_detail alias for $6;
+  v_request community_deletion.requests;
   v_entry_count integer;
 begin
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
-  perform public._deletion_require_detail_object(p_request_id, p_detail);
-  update public.community_deletion_manifest_keys k
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
+  perform community_deletion._require_detail_object(p_request_id, p_detail);
+  update community_deletion.manifest_keys k
      set deleted_at = now()
    where k.request_id = p_request_id and k.chunk_no = p_chunk_no and k.deleted_at is null
   returning k.entry_count into v_entry_count;
   if not found then
-    if exists (select 1 from public.community_deletion_manifest_keys k
+    if exists (select 1 from community_deletion.manifest_keys k
                where k.request_id = p_request_id and k.chunk_no = p_chunk_no) then
       raise exception 'request % (community %): key chunk % is already stamped deleted',
         p_request_id, v_request.community_id, p_chunk_no
@@ -3218,61 +3829,80 @@ begin
     raise exception 'request % (community %): there is no key chunk %', p_request_id, v_request.community_id, p_chunk_no
       using errcode = 'DL6K1';
   end if;
-  perform public._deletion_checkpoint(p_request_id, 'drained', 'chunk:' || p_chunk_no, 'completed', p_generation,
+  perform community_deletion._checkpoint(p_request_id, 'drained', 'chunk:' || p_chunk_no, 'completed', p_generation,
     coalesce(p_detail, '{}'::jsonb) || jsonb_build_object('entries', v_entry_count));
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: community_deletion_storage_taxonomy; Type: TABLE; Schema: public; Owner: postgres
+-- Name: FUNCTION stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE TABLE public.community_deletion_storage_taxonomy (
+COMMENT ON FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb) IS 'Drained stage: stamp a chunk deleted (once) and checkpoint it.';
+
+
+--
+-- Name: storage_taxonomy; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.storage_taxonomy (
     name text NOT NULL,
     scope text NOT NULL,
     prefix_template text NOT NULL,
     key_pattern text NOT NULL,
     writer text NOT NULL,
     description text DEFAULT ''::text NOT NULL,
-    CONSTRAINT community_deletion_storage_taxonomy_owned_prefix_has_community CHECK (((scope = 'owned'::text) = (prefix_template ~~ '%{community}/'::text))),
-    CONSTRAINT community_deletion_storage_taxonomy_pattern_is_anchored CHECK (((key_pattern ~~ '^%'::text) AND (key_pattern ~~ '%$'::text))),
-    CONSTRAINT community_deletion_storage_taxonomy_scope_is_valid CHECK ((scope = ANY (ARRAY['owned'::text, 'shared'::text])))
+    CONSTRAINT storage_taxonomy_owned_prefix_has_community CHECK (((scope = 'owned'::text) = (prefix_template ~~ '%{community}/'::text))),
+    CONSTRAINT storage_taxonomy_pattern_is_anchored CHECK (((key_pattern ~~ '^%'::text) AND (key_pattern ~~ '%$'::text))),
+    CONSTRAINT storage_taxonomy_scope_is_valid CHECK ((scope = ANY (ARRAY['owned'::text, 'shared'::text])))
 );
 
 
-ALTER TABLE public.community_deletion_storage_taxonomy OWNER TO postgres;
+ALTER TABLE community_deletion.storage_taxonomy OWNER TO postgres;
 
 --
--- Name: deletion_storage_taxonomy(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: storage_taxonomy_rules(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_storage_taxonomy() RETURNS SETOF public.community_deletion_storage_taxonomy
+CREATE FUNCTION community_deletion.storage_taxonomy_rules() RETURNS SETOF community_deletion.storage_taxonomy
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select * from public.community_deletion_storage_taxonomy order by name
+  select * from community_deletion.storage_taxonomy order by name
 $$;
 
 
-ALTER FUNCTION public.deletion_storage_taxonomy() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.storage_taxonomy_rules() OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_submit(text, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION storage_taxonomy_rules(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text DEFAULT NULL::text) RETURNS public.community_deletion_requests
+COMMENT ON FUNCTION community_deletion.storage_taxonomy_rules() IS 'The storage key taxonomy: owned prefixes and shared shapes, with the key pattern each writer produces.';
+
+
+--
+-- Name: submit(text, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.submit(host text, requested_by text, reason text DEFAULT NULL::text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
-    AS $$
+    AS $_$
+#variable_conflict use_column
 declare
-  v_host text := public._deletion_require_text(p_host, 'host', 253);
-  v_requested_by text := public._deletion_require_text(p_requested_by, 'requested_by', 512);
-  v_reason text := public._deletion_bound_text(nullif(btrim(p_reason), ''), 4096);
+  -- The parameters under their internal names (bare names are columns).
+  p_host alias for $1;
+  p_requested_by alias for $2;
+  p_reason alias for $3;
+  v_host text := community_deletion._require_text(p_host, 'host', 253);
+  v_requested_by text := community_deletion._require_text(p_requested_by, 'requested_by', 512);
+  v_reason text := community_deletion._bound_text(nullif(btrim(p_reason), ''), 4096);
   v_community public.communities;
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
 begin
   select c.* into v_community from public.communities c where lower(c.host) = lower(v_host);
   if not found then
@@ -3286,7 +3916,7 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  insert into public.community_deletion_requests (community_id, community_host, requested_by, reason)
+  insert into community_deletion.requests (community_id, community_host, requested_by, reason)
   values (v_community.id, v_community.host, v_requested_by, v_reason)
   on conflict (community_id) where stage <> 'aborted' do nothing
   returning * into v_request;
@@ -3294,314 +3924,114 @@ begin
     return v_request;
   end if;
 
-  select r.* into v_request from public.community_deletion_requests r
+  select r.* into v_request from community_deletion.requests r
    where r.community_id = v_community.id and r.stage <> 'aborted';
-  if v_request.stage = 'submitted' and public._deletion_same_operator(v_request.requested_by, v_requested_by) then
+  if v_request.stage = 'submitted' and community_deletion._same_operator(v_request.requested_by, v_requested_by) then
     return v_request;
   end if;
   raise exception 'community % (%) already has deletion request % at stage %, requested by %',
     v_community.host, v_community.id, v_request.id, v_request.stage, v_request.requested_by
     using errcode = 'DL2C2',
-          hint = 'Inspect the open request with deletion_inspect; abort it first if it must be replaced.';
+          hint = 'Inspect the open request with community_deletion.inspect; abort it first if it must be replaced.';
 end;
-$$;
+$_$;
 
 
-ALTER FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.submit(host text, requested_by text, reason text) OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_unblock(uuid, text, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION submit(host text, requested_by text, reason text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) RETURNS public.community_deletion_requests
-    LANGUAGE plpgsql SECURITY DEFINER
+COMMENT ON FUNCTION community_deletion.submit(host text, requested_by text, reason text) IS 'Open a deletion request for the community with this host (requested_by, reason). One open request per community.';
+
+
+--
+-- Name: tg_approvals__check_approval(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_approvals__check_approval() RETURNS trigger
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
-  v_unblocked_by text := public._deletion_require_text(p_unblocked_by, 'unblocked_by', 512);
-  v_reason text := public._deletion_bound_text(public._deletion_require_text(p_reason, 'reason', 100000), 4096);
-  v_request public.community_deletion_requests;
+  v_request community_deletion.requests;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
+  select r.* into v_request from community_deletion.requests r where r.id = new.request_id;
   if not found then
-    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+    return new; -- the foreign key reports the missing request
   end if;
-  if public._deletion_stage_is_terminal(v_request.stage) then
-    raise exception 'deletion request % is terminal (%) and cannot resume', p_request_id, v_request.stage
-      using errcode = 'DL2T1';
+  if v_request.stage <> 'inventoried' then
+    raise exception 'deletion request % is at stage %, approvals are recorded only at inventoried',
+      v_request.id, v_request.stage
+      using errcode = 'DL2S1';
   end if;
-  if v_request.blocked_at is null then
-    raise exception 'deletion request % is not blocked', p_request_id
-      using errcode = 'DL2B2';
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', v_request.id, v_request.blocked_reason
+      using errcode = 'DL2B1',
+            hint = 'Remediate the cause and run community_deletion.unblock before approving.';
   end if;
-  if v_request.lease_owner is not null and v_request.lease_until >= now() then
-    raise exception 'deletion request % is still leased by % (generation %) until %',
-      p_request_id, v_request.lease_owner, v_request.lease_generation, v_request.lease_until
-      using errcode = 'DL4L2',
-            hint = 'Stop that executor or wait for its lease to expire, then unblock.';
+  if community_deletion._same_operator(new.approved_by, v_request.requested_by) then
+    raise exception 'deletion request %: % requested it and cannot also approve it', v_request.id, new.approved_by
+      using errcode = 'DL3A1',
+            hint = 'A second operator must approve.';
   end if;
-
-  perform public._deletion_checkpoint(
-    v_request.id, v_request.stage, 'operator_unblock:' || gen_random_uuid()::text, 'completed',
-    v_request.lease_generation,
-    jsonb_build_object(
-      'unblocked_by', v_unblocked_by,
-      'reason', v_reason,
-      'previous_block', v_request.blocked_reason,
-      'previous_blocked_at', v_request.blocked_at,
-      'previous_retry_count', v_request.retry_count));
-
-  update public.community_deletion_requests r
-     set blocked_at = null,
-         blocked_reason = null,
-         retry_count = 0,
-         retry_stage = null,
-         last_error = null,
-         last_error_at = null,
-         next_attempt_at = now(),
-         lease_owner = null,
-         lease_until = null,
-         updated_at = now()
-   where r.id = p_request_id and r.blocked_at is not null
-  returning r.* into v_request;
-  return v_request;
+  return new;
 end;
 $$;
 
 
-ALTER FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_approvals__check_approval() OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_validate_catalog(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_approvals__refuse_change(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_validate_catalog() RETURNS void
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+CREATE FUNCTION community_deletion.tg_approvals__refuse_change() RETURNS trigger
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
-declare
-  v_live text[] := public._deletion_live_community_tables();
-  v_fenced text[] := public._deletion_live_fenced_tables();
-  v_registered text[];
-  v_scoped text[];
-  v_missing text[];
-  v_unknown text[];
-  v_unfenced text[];
-  v_stray_fences text[];
-  v_bad_column text[];
-  v_unindexed text[];
-  v_problems text[] := '{}';
 begin
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}'),
-         coalesce(array_agg(r.table_name order by r.table_name collate "C") filter (where r.kind = 'scoped'), '{}')
-    into v_registered, v_scoped
-    from public.community_deletion_tables r;
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_missing
-    from unnest(v_registered) x where x <> all (v_live);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unknown
-    from unnest(v_live) x where x <> all (v_registered);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unfenced
-    from unnest(v_scoped) x where x <> all (v_fenced) and x = any (v_live);
-  -- Any trigger executing a fence function (complete or not, enabled or not)
-  -- on a table not registered as scoped means the registry is stale.
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
-    from (select distinct c.relname::text as x
-            from pg_catalog.pg_trigger t
-            join pg_catalog.pg_class c on c.oid = t.tgrelid
-            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
-             and t.tgfoid in (pg_catalog.to_regprocedure('public.tg_scoped_table__enforce_write_fence()'),
-                              pg_catalog.to_regprocedure('public.tg_scoped_table__refuse_write_early()'))) f
-   where x <> all (v_scoped);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
-    from unnest(v_scoped) x
-   where x = any (v_live) and not exists (
-     select 1 from pg_catalog.pg_attribute a
-      where a.attrelid = pg_catalog.to_regclass(format('public.%I', x)) and a.attname = 'community_id'
-        and not a.attisdropped and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unindexed
-    from unnest(v_scoped) x
-   where x = any (v_live) and not public._deletion_has_community_index(pg_catalog.to_regclass(format('public.%I', x)));
-
-  if cardinality(v_missing) > 0 then
-    v_problems := v_problems || format('registered but missing: %s', array_to_string(v_missing, ', '));
-  end if;
-  if cardinality(v_unknown) > 0 then
-    v_problems := v_problems || format('unregistered tables with community_id: %s', array_to_string(v_unknown, ', '));
-  end if;
-  if cardinality(v_unfenced) > 0 then
-    v_problems := v_problems || format('scoped tables without the write fence: %s', array_to_string(v_unfenced, ', '));
-  end if;
-  if cardinality(v_stray_fences) > 0 then
-    v_problems := v_problems || format('write fence on unregistered tables: %s', array_to_string(v_stray_fences, ', '));
-  end if;
-  if cardinality(v_bad_column) > 0 then
-    v_problems := v_problems || format('scoped tables whose community_id is not uuid not null: %s', array_to_string(v_bad_column, ', '));
-  end if;
-  if cardinality(v_unindexed) > 0 then
-    v_problems := v_problems || format('scoped tables without an index leading with community_id: %s', array_to_string(v_unindexed, ', '));
-  end if;
-  if cardinality(v_problems) > 0 then
-    raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
-      using errcode = 'DL7C1',
-            detail = pg_catalog.jsonb_build_object(
-              'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'bad_community_id', v_bad_column,
-              'unindexed', v_unindexed)::text,
-            hint = 'In a migration, register new tables (deletion_register_scoped_table / deletion_register_unscoped_table) or drop them, restore missing fences and indexes; then unblock the request (or abort it).';
-  end if;
+  raise exception 'approval of deletion request % is immutable evidence (% refused)', old.request_id, lower(tg_op)
+    using errcode = 'DL6F1';
 end;
 $$;
 
 
-ALTER FUNCTION public.deletion_validate_catalog() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_approvals__refuse_change() OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_validate_serving_catalog(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_checkpoints__protect(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_validate_serving_catalog() RETURNS void
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+CREATE FUNCTION community_deletion.tg_checkpoints__protect() RETURNS trigger
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
-declare
-  v_problems text[] := '{}';
-  v_missing text[];
-  v_fenced text[] := public._deletion_live_fenced_tables();
 begin
-  select coalesce(array_agg(e.col order by e.col), '{}') into v_missing
-    from (values ('deleted_at', 'timestamp with time zone', false),
-                 ('deletion_fence_generation', 'bigint', true),
-                 ('deletion_state', 'text', true)) as e(col, typ, not_null)
-   where not exists (
-     select 1 from pg_catalog.pg_attribute a
-      where a.attrelid = pg_catalog.to_regclass('public.communities') and a.attname = e.col
-        and not a.attisdropped and pg_catalog.format_type(a.atttypid, a.atttypmod) = e.typ
-        and a.attnotnull = e.not_null);
-  if cardinality(v_missing) > 0 then
-    v_problems := v_problems || format('communities lifecycle columns missing or incompatible: %s', array_to_string(v_missing, ', '));
+  if tg_op = 'DELETE' then
+    raise exception 'checkpoint % of deletion request % is evidence and cannot be deleted', old.unit_key, old.request_id
+      using errcode = 'DL6F1';
   end if;
-
-  select coalesce(array_agg(t order by t), '{}') into v_missing
-    from unnest(array['communities', 'community_deletion_requests', 'community_serving_write_leases',
-                      'community_deletion_serving_write_grants', 'community_deletion_tables']) t
-   where pg_catalog.to_regclass(format('public.%I', t)) is null;
-  if cardinality(v_missing) > 0 then
-    v_problems := v_problems || format('tables missing: %s', array_to_string(v_missing, ', '));
+  if new.request_id is distinct from old.request_id or new.stage is distinct from old.stage
+     or new.unit_key is distinct from old.unit_key or new.started_at is distinct from old.started_at
+     or new.attempts < old.attempts then
+    raise exception 'checkpoint % of deletion request %: identity, start time and attempts are frozen',
+      old.unit_key, old.request_id
+      using errcode = 'DL6F1';
   end if;
-
-  select coalesce(array_agg(f order by f), '{}') into v_missing
-    from unnest(array['public._deletion_community_lock_key(uuid)',
-                      'public.community_write_allowed(uuid)',
-                      'public.assert_community_write_allowed(uuid)',
-                      'public.tg_scoped_table__enforce_write_fence()',
-                      'public.tg_communities__protect_lifecycle()',
-                      'public.deletion_serving_lease_acquire(uuid,text,text,integer)',
-                      'public.deletion_serving_lease_renew(uuid,text,bigint,bigint,integer)',
-                      'public.deletion_serving_lease_verify(uuid,text,bigint,bigint)',
-                      'public.deletion_serving_lease_release(uuid,text,bigint,bigint)',
-                      'public.deletion_serving_lease_guard(uuid,text,bigint,bigint)']) f
-   where pg_catalog.to_regprocedure(f) is null;
-  if cardinality(v_missing) > 0 then
-    v_problems := v_problems || format('functions missing: %s', array_to_string(v_missing, ', '));
-  elsif (select p.provolatile from pg_catalog.pg_proc p
-          where p.oid = pg_catalog.to_regprocedure('public.community_write_allowed(uuid)')) <> 'v' then
-    v_problems := v_problems || 'community_write_allowed(uuid) must be volatile (it takes the community lock)'::text;
-  end if;
-
-  if not exists (
-    select 1 from pg_catalog.pg_trigger t
-     where t.tgrelid = pg_catalog.to_regclass('public.communities') and not t.tgisinternal
-       and t.tgenabled in ('O', 'A')
-       and t.tgfoid = pg_catalog.to_regprocedure('public.tg_communities__protect_lifecycle()')) then
-    v_problems := v_problems || 'the lifecycle/tombstone guard trigger on communities is missing or disabled'::text;
-  end if;
-
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_missing
-    from public.community_deletion_tables r
-   where r.kind = 'scoped' and r.table_name <> all (v_fenced);
-  if cardinality(v_missing) > 0 then
-    v_problems := v_problems || format('registered scoped tables without the write fence: %s', array_to_string(v_missing, ', '));
-  end if;
-
-  if cardinality(v_problems) > 0 then
-    raise exception 'community serving catalog not ready: %', array_to_string(v_problems, '; ')
-      using errcode = 'DL7C1',
-            hint = 'Apply the engine migrations (db/migrations) before serving traffic.';
-  end if;
+  return new;
 end;
 $$;
 
 
-ALTER FUNCTION public.deletion_validate_serving_catalog() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_checkpoints__protect() OWNER TO community_deletion_owner;
 
 --
--- Name: deletion_verify_postgres_absence(uuid, text, bigint, bigint); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_communities__protect_lifecycle(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-declare
-  v_request public.community_deletion_requests;
-  v_checked integer;
-begin
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
-  v_request := public._deletion_verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
-  v_checked := public._deletion_prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
-  perform public._deletion_checkpoint(p_request_id, 'cache_purged', 'verify_postgres_absence', 'completed', p_generation,
-    jsonb_build_object('tables_checked', v_checked, 'fence_generation', p_fence_generation));
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_verify_token(uuid, text, bigint, text); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS void
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
-    AS $$
-declare
-  v_request public.community_deletion_requests;
-begin
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  if v_request.fence_generation is not null then
-    perform public._deletion_verify_lease_and_fence(
-      p_request_id, p_owner, p_generation, p_stage, v_request.fence_generation);
-  end if;
-end;
-$$;
-
-
-ALTER FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) OWNER TO community_deletion_owner;
-
---
--- Name: deletion_write_fence_implementation(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.deletion_write_fence_implementation() RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO ''
-    AS $$
-  select case l.lanname when 'c' then 'native' else l.lanname::text end
-    from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang
-   where p.oid = 'public.tg_scoped_table__enforce_write_fence()'::pg_catalog.regprocedure
-$$;
-
-
-ALTER FUNCTION public.deletion_write_fence_implementation() OWNER TO community_deletion_owner;
-
---
--- Name: tg_communities__protect_lifecycle(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_communities__protect_lifecycle() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_communities__protect_lifecycle() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -3614,7 +4044,7 @@ begin
         using errcode = 'DL8T1',
               hint = case when old.deletion_state = 'tombstone'
                           then 'A tombstone is permanent evidence of a completed deletion.'
-                          else 'Abort the deletion request (deletion_abort) first.' end;
+                          else 'Abort the deletion request (community_deletion.abort) first.' end;
     end if;
     return old;
   end if;
@@ -3654,14 +4084,14 @@ begin
     if old.deletion_state <> 'active' then
       raise exception 'community % is % and cannot be changed outside the deletion engine', old.id, old.deletion_state
         using errcode = 'DL8T1',
-              hint = 'Abort the deletion request (deletion_abort) to return the community to active.';
+              hint = 'Abort the deletion request (community_deletion.abort) to return the community to active.';
     end if;
     if new.deletion_state is distinct from old.deletion_state
        or new.deletion_fence_generation is distinct from old.deletion_fence_generation
        or new.deleted_at is distinct from old.deleted_at then
       raise exception 'lifecycle columns of community % change only through the deletion engine', old.id
         using errcode = 'DL8T1',
-              hint = 'Use deletion_submit / deletion_abort; deletion_state, deletion_fence_generation and deleted_at are engine-owned.';
+              hint = 'Use community_deletion.submit / community_deletion.abort; deletion_state, deletion_fence_generation and deleted_at are engine-owned.';
     end if;
     return new;
   end if;
@@ -3680,124 +4110,138 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_communities__protect_lifecycle() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_communities__protect_lifecycle() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_approvals__check_approval(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_control_plane__refuse_truncate(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_approvals__check_approval() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-declare
-  v_request public.community_deletion_requests;
-begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = new.request_id;
-  if not found then
-    return new; -- the foreign key reports the missing request
-  end if;
-  if v_request.stage <> 'inventoried' then
-    raise exception 'deletion request % is at stage %, approvals are recorded only at inventoried',
-      v_request.id, v_request.stage
-      using errcode = 'DL2S1';
-  end if;
-  if v_request.blocked_at is not null then
-    raise exception 'deletion request % is blocked: %', v_request.id, v_request.blocked_reason
-      using errcode = 'DL2B1',
-            hint = 'Remediate the cause and run deletion_unblock before approving.';
-  end if;
-  if public._deletion_same_operator(new.approved_by, v_request.requested_by) then
-    raise exception 'deletion request %: % requested it and cannot also approve it', v_request.id, new.approved_by
-      using errcode = 'DL3A1',
-            hint = 'A second operator must approve.';
-  end if;
-  return new;
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_community_deletion_approvals__check_approval() OWNER TO community_deletion_owner;
-
---
--- Name: tg_community_deletion_approvals__refuse_change(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_community_deletion_approvals__refuse_change() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_control_plane__refuse_truncate() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  raise exception 'approval of deletion request % is immutable evidence (% refused)', old.request_id, lower(tg_op)
+  raise exception 'table % holds deletion evidence and cannot be truncated', tg_table_name
     using errcode = 'DL6F1';
 end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_approvals__refuse_change() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_control_plane__refuse_truncate() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_checkpoints__protect(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_ddl__lock_schema_destruction(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_checkpoints__protect() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction() RETURNS event_trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  if tg_op = 'DELETE' then
-    raise exception 'checkpoint % of deletion request % is evidence and cannot be deleted', old.unit_key, old.request_id
-      using errcode = 'DL6F1';
+  if not community_deletion._ddl_tag_is_deferred(tg_tag) then
+    perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
   end if;
-  if new.request_id is distinct from old.request_id or new.stage is distinct from old.stage
-     or new.unit_key is distinct from old.unit_key or new.started_at is distinct from old.started_at
-     or new.attempts < old.attempts then
-    raise exception 'checkpoint % of deletion request %: identity, start time and attempts are frozen',
-      old.unit_key, old.request_id
-      using errcode = 'DL6F1';
-  end if;
-  return new;
 end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_checkpoints__protect() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_manifest_keys__forbid_truncate(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_ddl__lock_schema_destruction_created(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created() RETURNS event_trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  raise exception 'community_deletion_manifest_keys cannot be truncated'
+  if tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
+     and exists (select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
+                  where c.schema_name is distinct from 'pg_temp') then
+    perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__lock_schema_destruction_dropped(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if exists (select 1 from pg_catalog.pg_event_trigger_dropped_objects() d where not d.is_temporary) then
+    perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_events__guard_read_state_delete(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_events__guard_read_state_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if coalesce(pg_catalog.current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on'
+     or current_user <> 'community_deletion_owner' then
+    raise exception 'read-state event % of community % cannot be hard-deleted', old.id, old.community_id
+      using errcode = 'DL8G1',
+            hint = 'Read-state rows are removed only by the community deletion purge.';
+  end if;
+  return old;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_events__guard_read_state_delete() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_manifest_keys__forbid_truncate(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_manifest_keys__forbid_truncate() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  raise exception 'community_deletion.manifest_keys cannot be truncated'
     using errcode = 'DL6F1',
-          hint = 'Key chunks are cleared per request by deletion_clear_key_chunks or dropped at terminal cleanup.';
+          hint = 'Key chunks are cleared per request by community_deletion.clear_key_chunks or dropped at terminal cleanup.';
 end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_manifest_keys__forbid_truncate() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_manifest_keys__guard(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_manifest_keys__guard(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_manifest_keys__guard() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_manifest_keys__guard() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
-  v_row public.community_deletion_manifest_keys := case when tg_op = 'DELETE' then old else new end;
+  v_row community_deletion.manifest_keys := case when tg_op = 'DELETE' then old else new end;
   v_stage text;
   v_frozen boolean;
   v_community uuid;
 begin
   select r.stage, r.destructive_storage_manifest is not null, r.community_id
     into v_stage, v_frozen, v_community
-  from public.community_deletion_requests r
+  from community_deletion.requests r
   where r.id = v_row.request_id
   for share;
   if not found then
@@ -3816,7 +4260,7 @@ begin
         new.chunk_no, new.request_id, v_stage
         using errcode = 'DL2S1';
     end if;
-    perform public._deletion_check_key_chunk(new, v_community);
+    perform community_deletion._check_key_chunk(new, v_community);
     return new;
   end if;
 
@@ -3840,18 +4284,18 @@ begin
   raise exception 'key chunk % of request % cannot be deleted at stage % (destructive manifest frozen: %)',
     old.chunk_no, old.request_id, v_stage, v_frozen
     using errcode = 'DL6F1',
-          hint = 'Frozen key chunks are dropped only by deletion_mark_logically_verified.';
+          hint = 'Frozen key chunks are dropped only by community_deletion.mark_logically_verified.';
 end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_manifest_keys__guard() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_manifest_keys__guard() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_requests__freeze_destructive_manifest(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_requests__freeze_destructive_manifest(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_requests__freeze_destructive_manifest() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -3870,20 +4314,20 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_requests__freeze_destructive_manifest() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_requests__protect_frozen_fields(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_requests__protect_frozen_fields(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_requests__protect_frozen_fields() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
   v_field text;
 begin
-  if public._deletion_stage_is_terminal(old.stage) and new is distinct from old then
+  if community_deletion._stage_is_terminal(old.stage) and new is distinct from old then
     v_field := 'any column (the request is terminal: ' || old.stage || ')';
   elsif new.id is distinct from old.id then
     v_field := 'id';
@@ -3932,13 +4376,13 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_requests__protect_frozen_fields() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_requests__refuse_delete(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_requests__refuse_delete(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_requests__refuse_delete() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_requests__refuse_delete() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
@@ -3949,19 +4393,19 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_requests__refuse_delete() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_requests__refuse_delete() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_community_deletion_requests__stage_moves_forward(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_requests__stage_moves_forward(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_community_deletion_requests__stage_moves_forward() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_requests__stage_moves_forward() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  if new.stage is distinct from public._deletion_next_stage(old.stage)
-     and not (new.stage = 'aborted' and old.stage in ('approved', 'fenced')) then
+  if new.stage is distinct from community_deletion._next_stage(old.stage)
+     and not (new.stage = 'aborted' and community_deletion._stage_is_abortable(old.stage)) then
     raise exception 'deletion request %: illegal stage change % -> %', old.id, old.stage, new.stage
       using errcode = 'DL2S1';
   end if;
@@ -3970,124 +4414,545 @@ end;
 $$;
 
 
-ALTER FUNCTION public.tg_community_deletion_requests__stage_moves_forward() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_requests__stage_moves_forward() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_control_plane__refuse_truncate(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_scoped_table__enforce_write_fence(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_control_plane__refuse_truncate() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  raise exception 'table % holds deletion evidence and cannot be truncated', tg_table_name
-    using errcode = 'DL6F1';
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_control_plane__refuse_truncate() OWNER TO community_deletion_owner;
-
---
--- Name: tg_ddl__lock_schema_destruction(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_ddl__lock_schema_destruction() RETURNS event_trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  if not public._deletion_ddl_tag_is_deferred(tg_tag) then
-    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
-  end if;
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_ddl__lock_schema_destruction() OWNER TO community_deletion_owner;
-
---
--- Name: tg_ddl__lock_schema_destruction_created(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_ddl__lock_schema_destruction_created() RETURNS event_trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  if tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
-     and exists (select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
-                  where c.schema_name is distinct from 'pg_temp') then
-    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
-  end if;
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_ddl__lock_schema_destruction_created() OWNER TO community_deletion_owner;
-
---
--- Name: tg_ddl__lock_schema_destruction_dropped(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_ddl__lock_schema_destruction_dropped() RETURNS event_trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  if exists (select 1 from pg_catalog.pg_event_trigger_dropped_objects() d where not d.is_temporary) then
-    perform pg_catalog.pg_advisory_xact_lock(public._deletion_schema_destruction_lock_key());
-  end if;
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_ddl__lock_schema_destruction_dropped() OWNER TO community_deletion_owner;
-
---
--- Name: tg_events__guard_read_state_delete(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_events__guard_read_state_delete() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  if coalesce(pg_catalog.current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on'
-     or current_user <> 'community_deletion_owner' then
-    raise exception 'read-state event % of community % cannot be hard-deleted', old.id, old.community_id
-      using errcode = 'DL8G1',
-            hint = 'Read-state rows are removed only by the community deletion purge.';
-  end if;
-  return old;
-end;
-$$;
-
-
-ALTER FUNCTION public.tg_events__guard_read_state_delete() OWNER TO community_deletion_owner;
-
---
--- Name: tg_scoped_table__enforce_write_fence(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
---
-
-CREATE FUNCTION public.tg_scoped_table__enforce_write_fence() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() RETURNS trigger
     LANGUAGE c
     AS '$libdir/community_deletion_fence', 'cd_fence_statement';
 
 
-ALTER FUNCTION public.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
 
 --
--- Name: tg_scoped_table__refuse_write_early(); Type: FUNCTION; Schema: public; Owner: community_deletion_owner
+-- Name: tg_scoped_table__refuse_write_early(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION public.tg_scoped_table__refuse_write_early() RETURNS trigger
+CREATE FUNCTION community_deletion.tg_scoped_table__refuse_write_early() RETURNS trigger
     LANGUAGE c
     AS '$libdir/community_deletion_fence', 'cd_fence_early';
 
 
-ALTER FUNCTION public.tg_scoped_table__refuse_write_early() OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.tg_scoped_table__refuse_write_early() OWNER TO community_deletion_owner;
+
+--
+-- Name: unblock(uuid, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) RETURNS community_deletion.requests
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_unblocked_by alias for $2;
+  p_reason alias for $3;
+  v_unblocked_by text := community_deletion._require_text(p_unblocked_by, 'unblocked_by', 512);
+  v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
+  v_request community_deletion.requests;
+begin
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if community_deletion._stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%) and cannot resume', p_request_id, v_request.stage
+      using errcode = 'DL2T1';
+  end if;
+  if v_request.blocked_at is null then
+    raise exception 'deletion request % is not blocked', p_request_id
+      using errcode = 'DL2B2';
+  end if;
+  if v_request.lease_owner is not null and v_request.lease_until >= now() then
+    raise exception 'deletion request % is still leased by % (generation %) until %',
+      p_request_id, v_request.lease_owner, v_request.lease_generation, v_request.lease_until
+      using errcode = 'DL4L2',
+            hint = 'Stop that executor or wait for its lease to expire, then unblock.';
+  end if;
+
+  perform community_deletion._checkpoint(
+    v_request.id, v_request.stage, 'operator_unblock:' || gen_random_uuid()::text, 'completed',
+    v_request.lease_generation,
+    jsonb_build_object(
+      'unblocked_by', v_unblocked_by,
+      'reason', v_reason,
+      'previous_block', v_request.blocked_reason,
+      'previous_blocked_at', v_request.blocked_at,
+      'previous_retry_count', v_request.retry_count));
+
+  update community_deletion.requests r
+     set blocked_at = null,
+         blocked_reason = null,
+         retry_count = 0,
+         retry_stage = null,
+         last_error = null,
+         last_error_at = null,
+         next_attempt_at = now(),
+         lease_owner = null,
+         lease_until = null,
+         updated_at = now()
+   where r.id = p_request_id and r.blocked_at is not null
+  returning r.* into v_request;
+  return v_request;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION unblock(request_id uuid, unblocked_by text, reason text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) IS 'Clear a durable block after remediation; the request resumes at the same stage with the same approval.';
+
+
+--
+-- Name: validate_catalog(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.validate_catalog() RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_live text[] := community_deletion._live_community_tables();
+  v_fenced text[] := community_deletion._live_fenced_tables();
+  v_registered text[];
+  v_scoped text[];
+  v_missing text[];
+  v_unknown text[];
+  v_unfenced text[];
+  v_stray_fences text[];
+  v_bad_column text[];
+  v_unindexed text[];
+  v_problems text[] := '{}';
+begin
+  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}'),
+         coalesce(array_agg(r.table_name order by r.table_name collate "C") filter (where r.kind = 'scoped'), '{}')
+    into v_registered, v_scoped
+    from community_deletion.registered_tables r;
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_missing
+    from unnest(v_registered) x where x <> all (v_live);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unknown
+    from unnest(v_live) x where x <> all (v_registered);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unfenced
+    from unnest(v_scoped) x where x <> all (v_fenced) and x = any (v_live);
+  -- Any trigger executing a fence function (complete or not, enabled or not)
+  -- on a table not registered as scoped means the registry is stale.
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
+    from (select distinct c.relname::text as x
+            from pg_catalog.pg_trigger t
+            join pg_catalog.pg_class c on c.oid = t.tgrelid
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+             and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
+                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'))) f
+   where x <> all (v_scoped);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
+    from unnest(v_scoped) x
+   where x = any (v_live) and not exists (
+     select 1 from pg_catalog.pg_attribute a
+      where a.attrelid = pg_catalog.to_regclass(format('public.%I', x)) and a.attname = 'community_id'
+        and not a.attisdropped and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull);
+  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unindexed
+    from unnest(v_scoped) x
+   where x = any (v_live) and not community_deletion._has_community_index(pg_catalog.to_regclass(format('public.%I', x)));
+
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('registered but missing: %s', array_to_string(v_missing, ', '));
+  end if;
+  if cardinality(v_unknown) > 0 then
+    v_problems := v_problems || format('unregistered tables with community_id: %s', array_to_string(v_unknown, ', '));
+  end if;
+  if cardinality(v_unfenced) > 0 then
+    v_problems := v_problems || format('scoped tables without the write fence: %s', array_to_string(v_unfenced, ', '));
+  end if;
+  if cardinality(v_stray_fences) > 0 then
+    v_problems := v_problems || format('write fence on unregistered tables: %s', array_to_string(v_stray_fences, ', '));
+  end if;
+  if cardinality(v_bad_column) > 0 then
+    v_problems := v_problems || format('scoped tables whose community_id is not uuid not null: %s', array_to_string(v_bad_column, ', '));
+  end if;
+  if cardinality(v_unindexed) > 0 then
+    v_problems := v_problems || format('scoped tables without an index leading with community_id: %s', array_to_string(v_unindexed, ', '));
+  end if;
+  if cardinality(v_problems) > 0 then
+    raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
+      using errcode = 'DL7C1',
+            detail = pg_catalog.jsonb_build_object(
+              'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
+              'stray_fences', v_stray_fences, 'bad_community_id', v_bad_column,
+              'unindexed', v_unindexed)::text,
+            hint = 'In a migration, register new tables (community_deletion.register_scoped_table / community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; then unblock the request (or abort it).';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.validate_catalog() OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION validate_catalog(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.validate_catalog() IS 'Raise DL7C1 (listing every problem) unless the live tables with community_id equal the registry, each scoped table is fenced and indexed.';
+
+
+--
+-- Name: validate_serving_catalog(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.validate_serving_catalog() RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_problems text[] := '{}';
+  v_missing text[];
+  v_fenced text[] := community_deletion._live_fenced_tables();
+begin
+  select coalesce(array_agg(e.col order by e.col), '{}') into v_missing
+    from (values ('deleted_at', 'timestamp with time zone', false),
+                 ('deletion_fence_generation', 'bigint', true),
+                 ('deletion_state', 'text', true)) as e(col, typ, not_null)
+   where not exists (
+     select 1 from pg_catalog.pg_attribute a
+      where a.attrelid = pg_catalog.to_regclass('public.communities') and a.attname = e.col
+        and not a.attisdropped and pg_catalog.format_type(a.atttypid, a.atttypmod) = e.typ
+        and a.attnotnull = e.not_null);
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('communities lifecycle columns missing or incompatible: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  select coalesce(array_agg(t order by t), '{}') into v_missing
+    from unnest(array['public.communities', 'community_deletion.requests', 'community_deletion.serving_write_leases',
+                      'community_deletion.serving_write_grants', 'community_deletion.registered_tables']) t
+   where pg_catalog.to_regclass(t) is null;
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('tables missing: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  select coalesce(array_agg(f order by f), '{}') into v_missing
+    from unnest(array['community_deletion._community_lock_key(uuid)',
+                      'community_deletion.community_write_allowed(uuid)',
+                      'community_deletion.assert_community_write_allowed(uuid)',
+                      'community_deletion.tg_scoped_table__enforce_write_fence()',
+                      'community_deletion.tg_communities__protect_lifecycle()',
+                      'community_deletion.acquire_serving_lease(uuid,text,text,integer)',
+                      'community_deletion.renew_serving_lease(uuid,text,bigint,bigint,integer)',
+                      'community_deletion.verify_serving_lease(uuid,text,bigint,bigint)',
+                      'community_deletion.release_serving_lease(uuid,text,bigint,bigint)',
+                      'community_deletion.guard_serving_write(uuid,text,bigint,bigint)']) f
+   where pg_catalog.to_regprocedure(f) is null;
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('functions missing: %s', array_to_string(v_missing, ', '));
+  elsif (select p.provolatile from pg_catalog.pg_proc p
+          where p.oid = pg_catalog.to_regprocedure('community_deletion.community_write_allowed(uuid)')) <> 'v' then
+    v_problems := v_problems || 'community_write_allowed(uuid) must be volatile (it takes the community lock)'::text;
+  end if;
+
+  if not exists (
+    select 1 from pg_catalog.pg_trigger t
+     where t.tgrelid = pg_catalog.to_regclass('public.communities') and not t.tgisinternal
+       and t.tgenabled in ('O', 'A')
+       and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_communities__protect_lifecycle()')) then
+    v_problems := v_problems || 'the lifecycle/tombstone guard trigger on communities is missing or disabled'::text;
+  end if;
+
+  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_missing
+    from community_deletion.registered_tables r
+   where r.kind = 'scoped' and r.table_name <> all (v_fenced);
+  if cardinality(v_missing) > 0 then
+    v_problems := v_problems || format('registered scoped tables without the write fence: %s', array_to_string(v_missing, ', '));
+  end if;
+
+  if cardinality(v_problems) > 0 then
+    raise exception 'community serving catalog not ready: %', array_to_string(v_problems, '; ')
+      using errcode = 'DL7C1',
+            hint = 'Apply the engine migrations (db/migrations) before serving traffic.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.validate_serving_catalog() OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION validate_serving_catalog(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.validate_serving_catalog() IS 'Raise DL7C1 unless every registered scoped table the serving path writes exists with its write fence.';
+
+
+--
+-- Name: verify_postgres_absence(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
+  v_checked integer;
+begin
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
+  v_checked := community_deletion._prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
+  perform community_deletion._checkpoint(p_request_id, 'cache_purged', 'verify_postgres_absence', 'completed', p_generation,
+    jsonb_build_object('tables_checked', v_checked, 'fence_generation', p_fence_generation));
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Cache_purged stage: prove no registered table holds a row of the community.';
+
+
+--
+-- Name: verify_serving_lease(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_lease_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+begin
+  perform community_deletion._require_read_committed('community_deletion.verify_serving_lease');
+  perform community_deletion._serving_lease_check(p_lease_id, p_owner, p_generation, p_fence_generation);
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) IS 'Raise DL5S1 unless the serving lease is still live; call right before an irreversible external call.';
+
+
+--
+-- Name: verify_token(uuid, text, bigint, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_stage alias for $4;
+  v_request community_deletion.requests;
+begin
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  if v_request.fence_generation is not null then
+    perform community_deletion._verify_lease_and_fence(
+      p_request_id, p_owner, p_generation, p_stage, v_request.fence_generation);
+  end if;
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) IS 'Raise DL4L1 unless the lease token is current, unexpired and unblocked at this stage.';
+
+
+--
+-- Name: write_fence_implementation(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.write_fence_implementation() RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select case l.lanname when 'c' then 'native' else l.lanname::text end
+    from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang
+   where p.oid = 'community_deletion.tg_scoped_table__enforce_write_fence()'::pg_catalog.regprocedure
+$$;
+
+
+ALTER FUNCTION community_deletion.write_fence_implementation() OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION write_fence_implementation(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.write_fence_implementation() IS 'Which implementation the write-fence triggers execute: native or plpgsql.';
+
+
+--
+-- Name: checkpoints; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.checkpoints (
+    sequence bigint NOT NULL,
+    request_id uuid NOT NULL,
+    stage text NOT NULL,
+    unit_key text NOT NULL,
+    status text NOT NULL,
+    attempts integer DEFAULT 1 NOT NULL,
+    lease_generation bigint NOT NULL,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    error text,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    completed_at timestamp with time zone,
+    CONSTRAINT checkpoints_attempts_are_positive CHECK ((attempts > 0)),
+    CONSTRAINT checkpoints_completed_has_time CHECK (((status = 'completed'::text) = (completed_at IS NOT NULL))),
+    CONSTRAINT checkpoints_detail_is_object CHECK ((jsonb_typeof(detail) = 'object'::text)),
+    CONSTRAINT checkpoints_failed_has_error CHECK (((status <> 'failed'::text) OR (error IS NOT NULL))),
+    CONSTRAINT checkpoints_stage_is_valid CHECK ((community_deletion._stage_order(stage) IS NOT NULL)),
+    CONSTRAINT checkpoints_status_is_valid CHECK ((status = ANY (ARRAY['started'::text, 'completed'::text, 'failed'::text]))),
+    CONSTRAINT checkpoints_unit_key_is_present CHECK (((btrim(unit_key) <> ''::text) AND (length(unit_key) <= 256)))
+);
+
+
+ALTER TABLE community_deletion.checkpoints OWNER TO postgres;
+
+--
+-- Name: checkpoints_sequence_seq; Type: SEQUENCE; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE community_deletion.checkpoints ALTER COLUMN sequence ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME community_deletion.checkpoints_sequence_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: executor_heartbeats; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.executor_heartbeats (
+    executor_id text NOT NULL,
+    mode text NOT NULL,
+    request_id uuid,
+    draining boolean DEFAULT false NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+    stopped_at timestamp with time zone,
+    CONSTRAINT executor_heartbeats_executor_is_present CHECK (((btrim(executor_id) <> ''::text) AND (length(executor_id) <= 256))),
+    CONSTRAINT executor_heartbeats_mode_is_valid CHECK ((mode = ANY (ARRAY['run'::text, 'drain'::text, 'worker'::text])))
+);
+
+
+ALTER TABLE community_deletion.executor_heartbeats OWNER TO postgres;
+
+--
+-- Name: registered_tables; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.registered_tables (
+    table_name text NOT NULL,
+    kind text NOT NULL,
+    purge_order integer,
+    registered_at timestamp with time zone DEFAULT now() NOT NULL,
+    note text,
+    CONSTRAINT registered_tables_kind_is_valid CHECK ((kind = ANY (ARRAY['scoped'::text, 'provenance'::text, 'control_plane'::text]))),
+    CONSTRAINT registered_tables_name_is_identifier CHECK ((table_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT registered_tables_purge_order_is_positive CHECK ((purge_order > 0)),
+    CONSTRAINT registered_tables_purge_order_only_for_scoped CHECK (((kind = 'scoped'::text) = (purge_order IS NOT NULL)))
+);
+
+
+ALTER TABLE community_deletion.registered_tables OWNER TO postgres;
+
+--
+-- Name: serving_write_grants; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.serving_write_grants (
+    xact_id xid8 NOT NULL,
+    community_id uuid NOT NULL,
+    lease_id uuid NOT NULL,
+    fence_generation bigint NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+ALTER TABLE community_deletion.serving_write_grants OWNER TO postgres;
+
+--
+-- Name: settings; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.settings (
+    singleton boolean DEFAULT true NOT NULL,
+    approval_grace_period interval DEFAULT '00:00:00'::interval NOT NULL,
+    max_consecutive_failures integer DEFAULT 8 NOT NULL,
+    retry_base_delay interval DEFAULT '00:00:05'::interval NOT NULL,
+    retry_max_delay interval DEFAULT '00:15:00'::interval NOT NULL,
+    CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
+    CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
+    CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
+    CONSTRAINT settings_is_singleton CHECK (singleton)
+);
+
+
+ALTER TABLE community_deletion.settings OWNER TO postgres;
+
+--
+-- Name: stages; Type: VIEW; Schema: community_deletion; Owner: postgres
+--
+
+CREATE VIEW community_deletion.stages AS
+ SELECT s.stage,
+    s.stage_order,
+    s.next_stage,
+    s.runnable,
+    s.terminal,
+    s.abortable,
+    s.fenced
+   FROM community_deletion._stages() s(stage, stage_order, next_stage, runnable, terminal, abortable, fenced);
+
+
+ALTER TABLE community_deletion.stages OWNER TO postgres;
+
+--
+-- Name: VIEW stages; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON VIEW community_deletion.stages IS 'The request lifecycle: order, next stage, and which stages are runnable, terminal, abortable and fenced.';
+
 
 --
 -- Name: api_tokens; Type: TABLE; Schema: public; Owner: postgres
@@ -4223,120 +5088,6 @@ CREATE TABLE public.community_bans (
 
 
 ALTER TABLE public.community_bans OWNER TO postgres;
-
---
--- Name: community_deletion_checkpoints; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_checkpoints (
-    sequence bigint NOT NULL,
-    request_id uuid NOT NULL,
-    stage text NOT NULL,
-    unit_key text NOT NULL,
-    status text NOT NULL,
-    attempts integer DEFAULT 1 NOT NULL,
-    lease_generation bigint NOT NULL,
-    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
-    error text,
-    started_at timestamp with time zone DEFAULT now() NOT NULL,
-    completed_at timestamp with time zone,
-    CONSTRAINT community_deletion_checkpoints_attempts_are_positive CHECK ((attempts > 0)),
-    CONSTRAINT community_deletion_checkpoints_completed_has_time CHECK (((status = 'completed'::text) = (completed_at IS NOT NULL))),
-    CONSTRAINT community_deletion_checkpoints_detail_is_object CHECK ((jsonb_typeof(detail) = 'object'::text)),
-    CONSTRAINT community_deletion_checkpoints_failed_has_error CHECK (((status <> 'failed'::text) OR (error IS NOT NULL))),
-    CONSTRAINT community_deletion_checkpoints_stage_is_valid CHECK ((stage = ANY (ARRAY['submitted'::text, 'inventoried'::text, 'approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text, 'retention_pending'::text, 'aborted'::text]))),
-    CONSTRAINT community_deletion_checkpoints_status_is_valid CHECK ((status = ANY (ARRAY['started'::text, 'completed'::text, 'failed'::text]))),
-    CONSTRAINT community_deletion_checkpoints_unit_key_is_present CHECK (((btrim(unit_key) <> ''::text) AND (length(unit_key) <= 256)))
-);
-
-
-ALTER TABLE public.community_deletion_checkpoints OWNER TO postgres;
-
---
--- Name: community_deletion_checkpoints_sequence_seq; Type: SEQUENCE; Schema: public; Owner: postgres
---
-
-ALTER TABLE public.community_deletion_checkpoints ALTER COLUMN sequence ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.community_deletion_checkpoints_sequence_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
-
---
--- Name: community_deletion_executor_heartbeats; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_executor_heartbeats (
-    executor_id text NOT NULL,
-    mode text NOT NULL,
-    request_id uuid,
-    draining boolean DEFAULT false NOT NULL,
-    started_at timestamp with time zone DEFAULT now() NOT NULL,
-    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
-    stopped_at timestamp with time zone,
-    CONSTRAINT community_deletion_executor_heartbeats_executor_is_present CHECK (((btrim(executor_id) <> ''::text) AND (length(executor_id) <= 256))),
-    CONSTRAINT community_deletion_executor_heartbeats_mode_is_valid CHECK ((mode = ANY (ARRAY['run'::text, 'drain'::text, 'worker'::text])))
-);
-
-
-ALTER TABLE public.community_deletion_executor_heartbeats OWNER TO postgres;
-
---
--- Name: community_deletion_serving_write_grants; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_serving_write_grants (
-    xact_id xid8 NOT NULL,
-    community_id uuid NOT NULL,
-    lease_id uuid NOT NULL,
-    fence_generation bigint NOT NULL,
-    granted_at timestamp with time zone DEFAULT now() NOT NULL
-);
-
-
-ALTER TABLE public.community_deletion_serving_write_grants OWNER TO postgres;
-
---
--- Name: community_deletion_settings; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_settings (
-    singleton boolean DEFAULT true NOT NULL,
-    approval_grace_period interval DEFAULT '00:00:00'::interval NOT NULL,
-    max_consecutive_failures integer DEFAULT 8 NOT NULL,
-    retry_base_delay interval DEFAULT '00:00:05'::interval NOT NULL,
-    retry_max_delay interval DEFAULT '00:15:00'::interval NOT NULL,
-    CONSTRAINT community_deletion_settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
-    CONSTRAINT community_deletion_settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
-    CONSTRAINT community_deletion_settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
-    CONSTRAINT community_deletion_settings_is_singleton CHECK (singleton)
-);
-
-
-ALTER TABLE public.community_deletion_settings OWNER TO postgres;
-
---
--- Name: community_deletion_tables; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.community_deletion_tables (
-    table_name text NOT NULL,
-    kind text NOT NULL,
-    purge_order integer,
-    registered_at timestamp with time zone DEFAULT now() NOT NULL,
-    note text,
-    CONSTRAINT community_deletion_tables_kind_is_valid CHECK ((kind = ANY (ARRAY['scoped'::text, 'provenance'::text, 'control_plane'::text]))),
-    CONSTRAINT community_deletion_tables_name_is_identifier CHECK ((table_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
-    CONSTRAINT community_deletion_tables_purge_order_is_positive CHECK ((purge_order > 0)),
-    CONSTRAINT community_deletion_tables_purge_order_only_for_scoped CHECK (((kind = 'scoped'::text) = (purge_order IS NOT NULL)))
-);
-
-
-ALTER TABLE public.community_deletion_tables OWNER TO postgres;
 
 --
 -- Name: delivery_log; Type: TABLE; Schema: public; Owner: postgres
@@ -4829,6 +5580,126 @@ CREATE TABLE public.workflows (
 ALTER TABLE public.workflows OWNER TO postgres;
 
 --
+-- Name: approvals approvals_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.approvals
+    ADD CONSTRAINT approvals_pkey PRIMARY KEY (request_id);
+
+
+--
+-- Name: checkpoints checkpoints_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.checkpoints
+    ADD CONSTRAINT checkpoints_pkey PRIMARY KEY (sequence);
+
+
+--
+-- Name: checkpoints checkpoints_unit_key; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.checkpoints
+    ADD CONSTRAINT checkpoints_unit_key UNIQUE (request_id, stage, unit_key);
+
+
+--
+-- Name: executor_heartbeats executor_heartbeats_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.executor_heartbeats
+    ADD CONSTRAINT executor_heartbeats_pkey PRIMARY KEY (executor_id);
+
+
+--
+-- Name: manifest_keys manifest_keys_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.manifest_keys
+    ADD CONSTRAINT manifest_keys_pkey PRIMARY KEY (request_id, chunk_no);
+
+
+--
+-- Name: registered_tables registered_tables_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.registered_tables
+    ADD CONSTRAINT registered_tables_pkey PRIMARY KEY (table_name);
+
+
+--
+-- Name: registered_tables registered_tables_purge_order_key; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.registered_tables
+    ADD CONSTRAINT registered_tables_purge_order_key UNIQUE (purge_order);
+
+
+--
+-- Name: requests requests_approval_binding_key; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.requests
+    ADD CONSTRAINT requests_approval_binding_key UNIQUE (id, community_id, inventory_digest);
+
+
+--
+-- Name: requests requests_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.requests
+    ADD CONSTRAINT requests_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: serving_write_grants serving_write_grants_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.serving_write_grants
+    ADD CONSTRAINT serving_write_grants_pkey PRIMARY KEY (xact_id, community_id);
+
+
+--
+-- Name: serving_write_leases serving_write_leases_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.serving_write_leases
+    ADD CONSTRAINT serving_write_leases_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: settings settings_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.settings
+    ADD CONSTRAINT settings_pkey PRIMARY KEY (singleton);
+
+
+--
+-- Name: storage_taxonomy storage_taxonomy_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.storage_taxonomy
+    ADD CONSTRAINT storage_taxonomy_pkey PRIMARY KEY (name);
+
+
+--
+-- Name: storage_taxonomy storage_taxonomy_prefix_key; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.storage_taxonomy
+    ADD CONSTRAINT storage_taxonomy_prefix_key UNIQUE (prefix_template);
+
+
+--
+-- Name: taxonomy_sweeps taxonomy_sweeps_pkey; Type: CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.taxonomy_sweeps
+    ADD CONSTRAINT taxonomy_sweeps_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: api_tokens api_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
@@ -4898,118 +5769,6 @@ ALTER TABLE ONLY public.communities
 
 ALTER TABLE ONLY public.community_bans
     ADD CONSTRAINT community_bans_pkey PRIMARY KEY (community_id, pubkey);
-
-
---
--- Name: community_deletion_approvals community_deletion_approvals_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_approvals
-    ADD CONSTRAINT community_deletion_approvals_pkey PRIMARY KEY (request_id);
-
-
---
--- Name: community_deletion_checkpoints community_deletion_checkpoints_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_checkpoints
-    ADD CONSTRAINT community_deletion_checkpoints_pkey PRIMARY KEY (sequence);
-
-
---
--- Name: community_deletion_checkpoints community_deletion_checkpoints_unit_key; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_checkpoints
-    ADD CONSTRAINT community_deletion_checkpoints_unit_key UNIQUE (request_id, stage, unit_key);
-
-
---
--- Name: community_deletion_executor_heartbeats community_deletion_executor_heartbeats_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_executor_heartbeats
-    ADD CONSTRAINT community_deletion_executor_heartbeats_pkey PRIMARY KEY (executor_id);
-
-
---
--- Name: community_deletion_manifest_keys community_deletion_manifest_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_manifest_keys
-    ADD CONSTRAINT community_deletion_manifest_keys_pkey PRIMARY KEY (request_id, chunk_no);
-
-
---
--- Name: community_deletion_requests community_deletion_requests_approval_binding_key; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_requests
-    ADD CONSTRAINT community_deletion_requests_approval_binding_key UNIQUE (id, community_id, inventory_digest);
-
-
---
--- Name: community_deletion_requests community_deletion_requests_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_requests
-    ADD CONSTRAINT community_deletion_requests_pkey PRIMARY KEY (id);
-
-
---
--- Name: community_deletion_serving_write_grants community_deletion_serving_write_grants_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_serving_write_grants
-    ADD CONSTRAINT community_deletion_serving_write_grants_pkey PRIMARY KEY (xact_id, community_id);
-
-
---
--- Name: community_deletion_settings community_deletion_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_settings
-    ADD CONSTRAINT community_deletion_settings_pkey PRIMARY KEY (singleton);
-
-
---
--- Name: community_deletion_storage_taxonomy community_deletion_storage_taxonomy_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_storage_taxonomy
-    ADD CONSTRAINT community_deletion_storage_taxonomy_pkey PRIMARY KEY (name);
-
-
---
--- Name: community_deletion_storage_taxonomy community_deletion_storage_taxonomy_prefix_key; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_storage_taxonomy
-    ADD CONSTRAINT community_deletion_storage_taxonomy_prefix_key UNIQUE (prefix_template);
-
-
---
--- Name: community_deletion_tables community_deletion_tables_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_tables
-    ADD CONSTRAINT community_deletion_tables_pkey PRIMARY KEY (table_name);
-
-
---
--- Name: community_deletion_tables community_deletion_tables_purge_order_key; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_tables
-    ADD CONSTRAINT community_deletion_tables_purge_order_key UNIQUE (purge_order);
-
-
---
--- Name: community_serving_write_leases community_serving_write_leases_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_serving_write_leases
-    ADD CONSTRAINT community_serving_write_leases_pkey PRIMARY KEY (id);
 
 
 --
@@ -5157,14 +5916,6 @@ ALTER TABLE ONLY public.scheduled_workflow_fires
 
 
 --
--- Name: storage_taxonomy_sweeps storage_taxonomy_sweeps_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.storage_taxonomy_sweeps
-    ADD CONSTRAINT storage_taxonomy_sweeps_pkey PRIMARY KEY (id);
-
-
---
 -- Name: subscriptions subscriptions_pkey; Type: CONSTRAINT; Schema: public; Owner: postgres
 --
 
@@ -5213,6 +5964,41 @@ ALTER TABLE ONLY public.workflows
 
 
 --
+-- Name: requests_claim_idx; Type: INDEX; Schema: community_deletion; Owner: postgres
+--
+
+CREATE INDEX requests_claim_idx ON community_deletion.requests USING btree (created_at, id) WHERE ((blocked_at IS NULL) AND community_deletion._stage_is_runnable(stage));
+
+
+--
+-- Name: requests_one_open_per_community; Type: INDEX; Schema: community_deletion; Owner: postgres
+--
+
+CREATE UNIQUE INDEX requests_one_open_per_community ON community_deletion.requests USING btree (community_id) WHERE (stage <> 'aborted'::text);
+
+
+--
+-- Name: serving_write_leases_community_idx; Type: INDEX; Schema: community_deletion; Owner: postgres
+--
+
+CREATE INDEX serving_write_leases_community_idx ON community_deletion.serving_write_leases USING btree (community_id, lease_until);
+
+
+--
+-- Name: serving_write_leases_expiry_idx; Type: INDEX; Schema: community_deletion; Owner: postgres
+--
+
+CREATE INDEX serving_write_leases_expiry_idx ON community_deletion.serving_write_leases USING btree (lease_until);
+
+
+--
+-- Name: taxonomy_sweeps_completed_idx; Type: INDEX; Schema: community_deletion; Owner: postgres
+--
+
+CREATE INDEX taxonomy_sweeps_completed_idx ON community_deletion.taxonomy_sweeps USING btree (completed_at);
+
+
+--
 -- Name: api_tokens_user_idx; Type: INDEX; Schema: public; Owner: postgres
 --
 
@@ -5231,34 +6017,6 @@ CREATE INDEX channel_members_user_idx ON public.channel_members USING btree (com
 --
 
 CREATE UNIQUE INDEX communities_host_lower_key ON public.communities USING btree (lower(host));
-
-
---
--- Name: community_deletion_requests_claim_idx; Type: INDEX; Schema: public; Owner: postgres
---
-
-CREATE INDEX community_deletion_requests_claim_idx ON public.community_deletion_requests USING btree (created_at, id) WHERE ((blocked_at IS NULL) AND (stage = ANY (ARRAY['approved'::text, 'fenced'::text, 'drained'::text, 'bindings_removed'::text, 'postgres_purged'::text, 'cache_purged'::text, 'logically_verified'::text])));
-
-
---
--- Name: community_deletion_requests_one_open_per_community; Type: INDEX; Schema: public; Owner: postgres
---
-
-CREATE UNIQUE INDEX community_deletion_requests_one_open_per_community ON public.community_deletion_requests USING btree (community_id) WHERE (stage <> 'aborted'::text);
-
-
---
--- Name: community_serving_write_leases_community_idx; Type: INDEX; Schema: public; Owner: postgres
---
-
-CREATE INDEX community_serving_write_leases_community_idx ON public.community_serving_write_leases USING btree (community_id, lease_until);
-
-
---
--- Name: community_serving_write_leases_expiry_idx; Type: INDEX; Schema: public; Owner: postgres
---
-
-CREATE INDEX community_serving_write_leases_expiry_idx ON public.community_serving_write_leases USING btree (lease_until);
 
 
 --
@@ -5353,13 +6111,6 @@ CREATE INDEX scheduled_workflow_fires_workflow_idx ON public.scheduled_workflow_
 
 
 --
--- Name: storage_taxonomy_sweeps_completed_idx; Type: INDEX; Schema: public; Owner: postgres
---
-
-CREATE INDEX storage_taxonomy_sweeps_completed_idx ON public.storage_taxonomy_sweeps USING btree (completed_at);
-
-
---
 -- Name: subscriptions_user_idx; Type: INDEX; Schema: public; Owner: postgres
 --
 
@@ -5388,1081 +6139,1129 @@ CREATE INDEX workflows_channel_idx ON public.workflows USING btree (community_id
 
 
 --
+-- Name: approvals _100_check_approval; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _100_check_approval BEFORE INSERT ON community_deletion.approvals FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_approvals__check_approval();
+
+
+--
+-- Name: manifest_keys _100_guard_key_chunks; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _100_guard_key_chunks BEFORE INSERT OR DELETE OR UPDATE ON community_deletion.manifest_keys FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_manifest_keys__guard();
+
+
+--
+-- Name: checkpoints _100_protect; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _100_protect BEFORE DELETE OR UPDATE ON community_deletion.checkpoints FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_checkpoints__protect();
+
+
+--
+-- Name: requests _100_protect_frozen_fields; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _100_protect_frozen_fields BEFORE UPDATE ON community_deletion.requests FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_requests__protect_frozen_fields();
+
+
+--
+-- Name: manifest_keys _101_forbid_truncate; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _101_forbid_truncate BEFORE TRUNCATE ON community_deletion.manifest_keys FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_manifest_keys__forbid_truncate();
+
+
+--
+-- Name: approvals _110_refuse_change; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _110_refuse_change BEFORE DELETE OR UPDATE ON community_deletion.approvals FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_approvals__refuse_change();
+
+
+--
+-- Name: requests _110_refuse_delete; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _110_refuse_delete BEFORE DELETE ON community_deletion.requests FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_requests__refuse_delete();
+
+
+--
+-- Name: approvals _120_refuse_truncate; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON community_deletion.approvals FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_control_plane__refuse_truncate();
+
+
+--
+-- Name: checkpoints _120_refuse_truncate; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON community_deletion.checkpoints FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_control_plane__refuse_truncate();
+
+
+--
+-- Name: requests _120_refuse_truncate; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON community_deletion.requests FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_control_plane__refuse_truncate();
+
+
+--
+-- Name: requests _500_freeze_destructive_manifest; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _500_freeze_destructive_manifest BEFORE UPDATE ON community_deletion.requests FOR EACH ROW WHEN (((old.destructive_storage_manifest IS DISTINCT FROM new.destructive_storage_manifest) OR (old.destructive_storage_frozen_at IS DISTINCT FROM new.destructive_storage_frozen_at))) EXECUTE FUNCTION community_deletion.tg_requests__freeze_destructive_manifest();
+
+
+--
+-- Name: requests _900_stage_moves_forward; Type: TRIGGER; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TRIGGER _900_stage_moves_forward AFTER UPDATE OF stage ON community_deletion.requests FOR EACH ROW WHEN ((old.stage IS DISTINCT FROM new.stage)) EXECUTE FUNCTION community_deletion.tg_requests__stage_moves_forward();
+
+
+--
 -- Name: api_tokens _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.api_tokens REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.api_tokens REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: archived_identities _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.archived_identities REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.archived_identities REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: audit_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.audit_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.audit_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channel_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channel_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channel_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channels _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channels REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.channels REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: community_bans _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.community_bans REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.community_bans REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: delivery_log _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.delivery_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.delivery_log REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: event_mentions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.event_mentions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.event_mentions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: events _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.events REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.events REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.git_repo_names REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.git_repo_names REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.join_policy_acceptances REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.join_policy_acceptances REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_actions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_actions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_reports REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.moderation_reports REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.parameterized_event_watermarks REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.parameterized_event_watermarks REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.pubkey_allowlist REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.pubkey_allowlist REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_leases _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_leases REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_leases REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_match_queue REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_match_queue REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_wake_outbox REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.push_wake_outbox REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: reactions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.reactions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.reactions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_invites _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_invites REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_invites REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_members _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.relay_members REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.scheduled_workflow_fires REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.scheduled_workflow_fires REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: subscriptions _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.subscriptions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.subscriptions REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.thread_metadata REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.thread_metadata REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: users _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.users REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.users REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_approvals REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_approvals REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_runs REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflow_runs REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflows _010_community_write_fence; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflows REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence AFTER INSERT ON public.workflows REFERENCING NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: api_tokens _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: audit_log _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channel_members _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channels _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channels REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.channels REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: community_bans _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: events _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.events REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.events REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_leases _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: reactions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_members _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: users _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.users REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.users REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflows _010_community_write_fence_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_delete AFTER DELETE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: api_tokens _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: audit_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channel_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channels _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.channels FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: community_bans _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: events _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_leases _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: reactions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.reactions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_members _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: users _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflows _010_community_write_fence_early; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early BEFORE INSERT OR UPDATE ON public.workflows FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: api_tokens _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.api_tokens FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.archived_identities FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: audit_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.audit_log FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channel_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channel_members FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: channels _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channels FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.channels FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: community_bans _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.community_bans FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.delivery_log FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.event_mentions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: events _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.events FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.events FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.git_repo_names FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.join_policy_acceptances FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_actions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.moderation_reports FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.parameterized_event_watermarks FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.pubkey_allowlist FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_leases _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_leases FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_match_queue FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.push_wake_outbox FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: reactions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.reactions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.reactions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_invites FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: relay_members _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.relay_members FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.scheduled_workflow_fires FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.subscriptions FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.thread_metadata FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: users _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.users FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.users FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_approvals FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflow_runs FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: workflows _010_community_write_fence_early_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflows FOR EACH ROW EXECUTE FUNCTION public.tg_scoped_table__refuse_write_early();
+CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.workflows FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_write_early();
 
 
 --
 -- Name: api_tokens _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.api_tokens REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: archived_identities _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.archived_identities REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: audit_log _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.audit_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channel_members _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channel_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: channels _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channels REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.channels REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: community_bans _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.community_bans REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: delivery_log _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.delivery_log REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: event_mentions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.event_mentions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: events _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.events REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.events REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: git_repo_names _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.git_repo_names REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: join_policy_acceptances _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.join_policy_acceptances REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_actions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_actions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: moderation_reports _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.moderation_reports REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: parameterized_event_watermarks _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.parameterized_event_watermarks REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: pubkey_allowlist _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.pubkey_allowlist REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_leases _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_leases REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_match_queue _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_match_queue REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: push_wake_outbox _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.push_wake_outbox REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: reactions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.reactions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_invites _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_invites REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: relay_members _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.relay_members REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: scheduled_workflow_fires _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.scheduled_workflow_fires REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: subscriptions _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.subscriptions REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: thread_metadata _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.thread_metadata REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: users _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.users REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.users REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_approvals _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_approvals REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflow_runs _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow_runs REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: workflows _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.tg_scoped_table__enforce_write_fence();
+CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflows REFERENCING OLD TABLE AS fence_old_rows NEW TABLE AS fence_new_rows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence();
 
 
 --
 -- Name: communities _010_protect_lifecycle; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _010_protect_lifecycle BEFORE INSERT OR DELETE OR UPDATE ON public.communities FOR EACH ROW EXECUTE FUNCTION public.tg_communities__protect_lifecycle();
-
-
---
--- Name: community_deletion_approvals _100_check_approval; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _100_check_approval BEFORE INSERT ON public.community_deletion_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_approvals__check_approval();
-
-
---
--- Name: community_deletion_manifest_keys _100_guard_key_chunks; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _100_guard_key_chunks BEFORE INSERT OR DELETE OR UPDATE ON public.community_deletion_manifest_keys FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_manifest_keys__guard();
-
-
---
--- Name: community_deletion_checkpoints _100_protect; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _100_protect BEFORE DELETE OR UPDATE ON public.community_deletion_checkpoints FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_checkpoints__protect();
-
-
---
--- Name: community_deletion_requests _100_protect_frozen_fields; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _100_protect_frozen_fields BEFORE UPDATE ON public.community_deletion_requests FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_requests__protect_frozen_fields();
-
-
---
--- Name: community_deletion_manifest_keys _101_forbid_truncate; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _101_forbid_truncate BEFORE TRUNCATE ON public.community_deletion_manifest_keys FOR EACH STATEMENT EXECUTE FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate();
-
-
---
--- Name: community_deletion_approvals _110_refuse_change; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _110_refuse_change BEFORE DELETE OR UPDATE ON public.community_deletion_approvals FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_approvals__refuse_change();
-
-
---
--- Name: community_deletion_requests _110_refuse_delete; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _110_refuse_delete BEFORE DELETE ON public.community_deletion_requests FOR EACH ROW EXECUTE FUNCTION public.tg_community_deletion_requests__refuse_delete();
-
-
---
--- Name: community_deletion_approvals _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_approvals FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
-
-
---
--- Name: community_deletion_checkpoints _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_checkpoints FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
-
-
---
--- Name: community_deletion_requests _120_refuse_truncate; Type: TRIGGER; Schema: public; Owner: postgres
---
-
-CREATE TRIGGER _120_refuse_truncate BEFORE TRUNCATE ON public.community_deletion_requests FOR EACH STATEMENT EXECUTE FUNCTION public.tg_control_plane__refuse_truncate();
+CREATE TRIGGER _010_protect_lifecycle BEFORE INSERT OR DELETE OR UPDATE ON public.communities FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_communities__protect_lifecycle();
 
 
 --
 -- Name: events _200_guard_read_state_delete; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _200_guard_read_state_delete BEFORE DELETE ON public.events FOR EACH ROW WHEN (((old.kind = 30078) AND (old.d_tag ~~ 'read-state:%'::text))) EXECUTE FUNCTION public.tg_events__guard_read_state_delete();
+CREATE TRIGGER _200_guard_read_state_delete BEFORE DELETE ON public.events FOR EACH ROW WHEN (((old.kind = 30078) AND (old.d_tag ~~ 'read-state:%'::text))) EXECUTE FUNCTION community_deletion.tg_events__guard_read_state_delete();
 
 
 --
--- Name: community_deletion_requests _500_freeze_destructive_manifest; Type: TRIGGER; Schema: public; Owner: postgres
+-- Name: approvals approvals_request_binding_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
 --
 
-CREATE TRIGGER _500_freeze_destructive_manifest BEFORE UPDATE ON public.community_deletion_requests FOR EACH ROW WHEN (((old.destructive_storage_manifest IS DISTINCT FROM new.destructive_storage_manifest) OR (old.destructive_storage_frozen_at IS DISTINCT FROM new.destructive_storage_frozen_at))) EXECUTE FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest();
+ALTER TABLE ONLY community_deletion.approvals
+    ADD CONSTRAINT approvals_request_binding_fkey FOREIGN KEY (request_id, community_id, inventory_digest) REFERENCES community_deletion.requests(id, community_id, inventory_digest);
 
 
 --
--- Name: community_deletion_requests _900_stage_moves_forward; Type: TRIGGER; Schema: public; Owner: postgres
+-- Name: checkpoints checkpoints_request_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
 --
 
-CREATE TRIGGER _900_stage_moves_forward AFTER UPDATE OF stage ON public.community_deletion_requests FOR EACH ROW WHEN ((old.stage IS DISTINCT FROM new.stage)) EXECUTE FUNCTION public.tg_community_deletion_requests__stage_moves_forward();
+ALTER TABLE ONLY community_deletion.checkpoints
+    ADD CONSTRAINT checkpoints_request_fkey FOREIGN KEY (request_id) REFERENCES community_deletion.requests(id);
+
+
+--
+-- Name: executor_heartbeats executor_heartbeats_request_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.executor_heartbeats
+    ADD CONSTRAINT executor_heartbeats_request_fkey FOREIGN KEY (request_id) REFERENCES community_deletion.requests(id);
+
+
+--
+-- Name: manifest_keys manifest_keys_request_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.manifest_keys
+    ADD CONSTRAINT manifest_keys_request_fkey FOREIGN KEY (request_id) REFERENCES community_deletion.requests(id);
+
+
+--
+-- Name: requests requests_community_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.requests
+    ADD CONSTRAINT requests_community_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
+
+
+--
+-- Name: serving_write_leases serving_write_leases_community_fkey; Type: FK CONSTRAINT; Schema: community_deletion; Owner: postgres
+--
+
+ALTER TABLE ONLY community_deletion.serving_write_leases
+    ADD CONSTRAINT serving_write_leases_community_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
 
 
 --
@@ -6535,54 +7334,6 @@ ALTER TABLE ONLY public.channels
 
 ALTER TABLE ONLY public.community_bans
     ADD CONSTRAINT community_bans_community_id_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
-
-
---
--- Name: community_deletion_approvals community_deletion_approvals_request_binding_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_approvals
-    ADD CONSTRAINT community_deletion_approvals_request_binding_fkey FOREIGN KEY (request_id, community_id, inventory_digest) REFERENCES public.community_deletion_requests(id, community_id, inventory_digest);
-
-
---
--- Name: community_deletion_checkpoints community_deletion_checkpoints_request_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_checkpoints
-    ADD CONSTRAINT community_deletion_checkpoints_request_fkey FOREIGN KEY (request_id) REFERENCES public.community_deletion_requests(id);
-
-
---
--- Name: community_deletion_executor_heartbeats community_deletion_executor_heartbeats_request_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_executor_heartbeats
-    ADD CONSTRAINT community_deletion_executor_heartbeats_request_fkey FOREIGN KEY (request_id) REFERENCES public.community_deletion_requests(id);
-
-
---
--- Name: community_deletion_manifest_keys community_deletion_manifest_keys_request_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_manifest_keys
-    ADD CONSTRAINT community_deletion_manifest_keys_request_fkey FOREIGN KEY (request_id) REFERENCES public.community_deletion_requests(id);
-
-
---
--- Name: community_deletion_requests community_deletion_requests_community_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_deletion_requests
-    ADD CONSTRAINT community_deletion_requests_community_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
-
-
---
--- Name: community_serving_write_leases community_serving_write_leases_community_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
---
-
-ALTER TABLE ONLY public.community_serving_write_leases
-    ADD CONSTRAINT community_serving_write_leases_community_fkey FOREIGN KEY (community_id) REFERENCES public.communities(id);
 
 
 --
@@ -6938,817 +7689,867 @@ ALTER TABLE ONLY public.workflows
 
 
 --
--- Name: FUNCTION _deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: SCHEMA community_deletion; Type: ACL; Schema: -; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public._deletion_advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) FROM PUBLIC;
+GRANT USAGE ON SCHEMA community_deletion TO PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_attach_early_fence(p_table text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_attach_early_fence(p_table text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_bound_text(p text, p_max integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _attach_early_fence(p_table text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_bound_text(p text, p_max integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._attach_early_fence(p_table text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _bound_text(p text, p_max integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._bound_text(p text, p_max integer) FROM PUBLIC;
 
 
 --
--- Name: TABLE community_deletion_manifest_keys; Type: ACL; Schema: public; Owner: postgres
+-- Name: FUNCTION _canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_manifest_keys TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_manifest_keys TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion._canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE manifest_keys; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public._deletion_check_key_chunk(p_chunk public.community_deletion_manifest_keys, p_community uuid) FROM PUBLIC;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.manifest_keys TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.manifest_keys TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION _deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _check_key_chunk(p_chunk community_deletion.manifest_keys, p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._check_key_chunk(p_chunk community_deletion.manifest_keys, p_community uuid) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_ddl_tag_is_deferred(p_tag text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_ddl_tag_is_deferred(p_tag text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_has_community_index(p_table regclass); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _ddl_tag_is_deferred(p_tag text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_has_community_index(p_table regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_install_write_fence(p_native boolean, p_library text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _has_community_index(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_install_write_fence(p_native boolean, p_library text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._has_community_index(p_table regclass) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_inventory_digest(p_inventory jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _inventory_digest(p_inventory jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_inventory_digest(p_inventory jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._inventory_digest(p_inventory jsonb) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_live_community_tables(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _live_community_tables(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_live_community_tables() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._live_community_tables() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_live_fenced_tables(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _live_fenced_tables(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_live_fenced_tables() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._live_fenced_tables() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_lock_community(p_community uuid, p_exclusive boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _lock_community(p_community uuid, p_exclusive boolean); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_lock_community(p_community uuid, p_exclusive boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive boolean) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_lock_schema_destruction_shared(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _lock_schema_destruction_shared(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_lock_schema_destruction_shared() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._lock_schema_destruction_shared() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _manifest_entry_follows(p_prev jsonb, p_next jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._manifest_entry_follows(p_prev jsonb, p_next jsonb) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_manifest_entry_is_valid(p_entry jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _manifest_entry_is_valid(p_entry jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_manifest_entry_is_valid(p_entry jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._manifest_entry_is_valid(p_entry jsonb) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_manifest_entry_line(p_entry jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _manifest_entry_line(p_entry jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_manifest_entry_line(p_entry jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._manifest_entry_line(p_entry jsonb) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_native_community_lock_key(uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _native_community_lock_key(uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_native_community_lock_key(uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._native_community_lock_key(uuid) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_next_stage(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _owned_key_pattern(p_community uuid, p_prefix text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_next_stage(stage text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._owned_key_pattern(p_community uuid, p_prefix text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_owned_key_pattern(p_community uuid, p_prefix text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _owned_prefixes(p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_owned_key_pattern(p_community uuid, p_prefix text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._owned_prefixes(p_community uuid) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_owned_prefixes(p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_owned_prefixes(p_community uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _reattach_early_fences(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._reattach_early_fences() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_reattach_early_fences(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _refuse_write_early_plpgsql(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_reattach_early_fences() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._refuse_write_early_plpgsql() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_refuse_write_early_plpgsql(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE approvals; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public._deletion_refuse_write_early_plpgsql() FROM PUBLIC;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.approvals TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.approvals TO community_deletion_operator;
 
 
 --
--- Name: TABLE community_deletion_approvals; Type: ACL; Schema: public; Owner: postgres
+-- Name: TABLE requests; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_approvals TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_approvals TO community_deletion_operator;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.requests TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.requests TO community_deletion_operator;
 
 
 --
--- Name: TABLE community_deletion_requests; Type: ACL; Schema: public; Owner: postgres
+-- Name: FUNCTION _request_state(p_request community_deletion.requests, p_approval community_deletion.approvals, OUT state text, OUT explanation text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_requests TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_requests TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion._request_state(p_request community_deletion.requests, p_approval community_deletion.approvals, OUT state text, OUT explanation text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _require_detail_object(p_request_id uuid, p_detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_request_state(p_request public.community_deletion_requests, p_approval public.community_deletion_approvals, OUT state text, OUT explanation text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_require_detail_object(p_request_id uuid, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _require_text(p_value text, p_name text, p_max integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_require_detail_object(p_request_id uuid, p_detail jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._require_text(p_value text, p_name text, p_max integer) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_require_text(p_value text, p_name text, p_max integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_require_text(p_value text, p_name text, p_max integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _same_operator(p_a text, p_b text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._same_operator(p_a text, p_b text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_same_operator(p_a text, p_b text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _schema_manifest(p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_same_operator(p_a text, p_b text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._schema_manifest(p_community uuid) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_schema_manifest(p_community uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_schema_manifest(p_community uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _tombstone_community(p_community uuid, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._tombstone_community(p_community uuid, p_fence_generation bigint) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_stage_is_runnable(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_stage_is_runnable(stage text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_stage_is_terminal(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_stage_is_terminal(stage text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_stage_order(stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION _write_fence_plpgsql(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_stage_order(stage text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._write_fence_plpgsql() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION _deletion_tombstone_community(p_community uuid, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION abort(request_id uuid, aborted_by text, reason text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_tombstone_community(p_community uuid, p_fence_generation bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION _deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE serving_write_leases; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public._deletion_verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.serving_write_leases TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.serving_write_leases TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION _deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer) TO community_deletion_app;
 
 
 --
--- Name: FUNCTION _deletion_write_fence_plpgsql(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public._deletion_write_fence_plpgsql() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_abort(p_request_id uuid, p_aborted_by text, p_reason text) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION begin_quiescing(request_id uuid, executor_id text, lease_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_append_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_prefix text, p_entries jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_approve(p_request_id uuid, p_approved_by text, p_note text, p_not_before timestamp with time zone, p_delay interval) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION block_preclaim(request_id uuid, unit_key text, error text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION claim(executor_id text, request_id uuid, lease_seconds integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_block(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.claim(executor_id text, request_id uuid, lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.claim(executor_id text, request_id uuid, lease_seconds integer) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_block_preclaim(p_request_id uuid, p_unit_key text, p_error text) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION executor_stopped(executor_id text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_claim(p_owner text, p_request_id uuid, p_lease_seconds integer) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.executor_stopped(executor_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.executor_stopped(executor_id text) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION fence(request_id uuid, executor_id text, lease_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_clear_key_chunks(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_executor_stopped(p_executor_id text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_executor_stopped(p_executor_id text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_executor_stopped(p_executor_id text) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_fence(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_freeze_destructive_manifest(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_manifest jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) TO community_deletion_app;
 
 
 --
--- Name: FUNCTION deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_freeze_inventory(p_request_id uuid, p_storage_manifest jsonb) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text, lease_seconds integer, draining boolean) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION inspect(request_id uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_heartbeat(p_request_id uuid, p_owner text, p_generation bigint, p_mode text, p_lease_seconds integer, p_draining boolean) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.inspect(request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.inspect(request_id uuid) TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.inspect(request_id uuid) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_inspect(p_request_id uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION install_write_fence(native boolean, library text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_inspect(p_request_id uuid) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.install_write_fence(native boolean, library text) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_key_chunk_progress(p_request_id uuid); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION key_chunk_progress(request_id uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_key_chunk_progress(p_request_id uuid) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION lease_state(request_id uuid, executor_id text, lease_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_list(p_limit integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION list_requests(max_rows integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_list(p_limit integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_list(p_limit integer) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.list_requests(max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.list_requests(max_rows integer) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_mark_bindings_removed(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_mark_cache_purged(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_mark_drained(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_mark_logically_verified(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_mark_retention_pending(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_detail jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_next_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_purge_postgres(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION reap_serving_leases(max_rows integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_record_failure(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) TO community_deletion_operator;
 
 
 --
--- Name: TABLE storage_taxonomy_sweeps; Type: ACL; Schema: public; Owner: postgres
+-- Name: FUNCTION record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.storage_taxonomy_sweeps TO community_deletion_owner;
-GRANT SELECT ON TABLE public.storage_taxonomy_sweeps TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE taxonomy_sweeps; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_record_taxonomy_sweep(p_started_at timestamp with time zone, p_listed_objects bigint, p_unknown_object_count bigint, p_unknown_key_sample jsonb, p_object_cap bigint, p_truncated boolean) TO community_deletion_operator;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.taxonomy_sweeps TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.taxonomy_sweeps TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_register_scoped_table(p_table regclass, p_purge_order integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_register_scoped_table(p_table regclass, p_purge_order integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION register_scoped_table(table_name regclass, purge_order integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_register_unscoped_table(p_table regclass, p_kind text, p_note text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.register_scoped_table(table_name regclass, purge_order integer) FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_release(p_request_id uuid, p_owner text, p_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION register_unscoped_table(table_name regclass, kind text, note text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_release(p_request_id uuid, p_owner text, p_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.register_unscoped_table(table_name regclass, kind text, note text) FROM PUBLIC;
 
 
 --
--- Name: TABLE community_serving_write_leases; Type: ACL; Schema: public; Owner: postgres
+-- Name: FUNCTION release(request_id uuid, executor_id text, lease_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_serving_write_leases TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_serving_write_leases TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_acquire(p_community uuid, p_operation text, p_owner text, p_lease_seconds integer) TO community_deletion_app;
+REVOKE ALL ON FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) TO community_deletion_app;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_guard(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+REVOKE ALL ON FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer) TO community_deletion_app;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_reap(p_limit integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION request_checkpoints(request_id uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_reap(p_limit integer) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.request_checkpoints(request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.request_checkpoints(request_id uuid) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION request_status(request_id uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_release(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+REVOKE ALL ON FUNCTION community_deletion.request_status(request_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.request_status(request_id uuid) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION serving_lease_stats(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_renew(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_lease_seconds integer) TO community_deletion_app;
+REVOKE ALL ON FUNCTION community_deletion.serving_lease_stats() FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.serving_lease_stats() TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.serving_lease_stats() TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_stats(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_stats() FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_stats() TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_stats() TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE storage_taxonomy; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_serving_lease_verify(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.storage_taxonomy TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.storage_taxonomy TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION storage_taxonomy_rules(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_stamp_key_chunk(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint, p_chunk_no integer, p_detail jsonb) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.storage_taxonomy_rules() FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.storage_taxonomy_rules() TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.storage_taxonomy_rules() TO community_deletion_operator;
 
 
 --
--- Name: TABLE community_deletion_storage_taxonomy; Type: ACL; Schema: public; Owner: postgres
+-- Name: FUNCTION submit(host text, requested_by text, reason text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_storage_taxonomy TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_storage_taxonomy TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.submit(host text, requested_by text, reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.submit(host text, requested_by text, reason text) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION deletion_storage_taxonomy(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_approvals__check_approval(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_storage_taxonomy() FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_storage_taxonomy() TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_storage_taxonomy() TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_approvals__check_approval() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_submit(p_host text, p_requested_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_approvals__refuse_change(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_submit(p_host text, p_requested_by text, p_reason text) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_approvals__refuse_change() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_checkpoints__protect(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_unblock(p_request_id uuid, p_unblocked_by text, p_reason text) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_checkpoints__protect() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_validate_catalog(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_communities__protect_lifecycle(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_validate_catalog() FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_validate_catalog() TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_validate_catalog() TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_communities__protect_lifecycle() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_validate_serving_catalog(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_control_plane__refuse_truncate(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_validate_serving_catalog() FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_validate_serving_catalog() TO community_deletion_app;
-GRANT ALL ON FUNCTION public.deletion_validate_serving_catalog() TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_control_plane__refuse_truncate() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_ddl__lock_schema_destruction(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_verify_postgres_absence(p_request_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.tg_ddl__lock_schema_destruction() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_ddl__lock_schema_destruction_created(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_verify_token(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) TO community_deletion_executor;
+REVOKE ALL ON FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION deletion_write_fence_implementation(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_ddl__lock_schema_destruction_dropped(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.deletion_write_fence_implementation() FROM PUBLIC;
-GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_app;
-GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_executor;
-GRANT ALL ON FUNCTION public.deletion_write_fence_implementation() TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_communities__protect_lifecycle(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_events__guard_read_state_delete(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_communities__protect_lifecycle() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_events__guard_read_state_delete() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_approvals__check_approval(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_manifest_keys__forbid_truncate(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_approvals__check_approval() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_manifest_keys__forbid_truncate() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_approvals__refuse_change(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_manifest_keys__guard(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_approvals__refuse_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_manifest_keys__guard() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_checkpoints__protect(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_requests__freeze_destructive_manifest(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_checkpoints__protect() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_requests__freeze_destructive_manifest() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_manifest_keys__forbid_truncate(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_requests__protect_frozen_fields(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_manifest_keys__forbid_truncate() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_requests__protect_frozen_fields() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_manifest_keys__guard(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_requests__refuse_delete(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_manifest_keys__guard() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_requests__refuse_delete() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_requests__freeze_destructive_manifest(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_requests__stage_moves_forward(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__freeze_destructive_manifest() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_requests__stage_moves_forward() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_requests__protect_frozen_fields(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_scoped_table__enforce_write_fence(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__protect_frozen_fields() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_requests__refuse_delete(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION tg_scoped_table__refuse_write_early(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__refuse_delete() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.tg_scoped_table__refuse_write_early() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION tg_community_deletion_requests__stage_moves_forward(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION unblock(request_id uuid, unblocked_by text, reason text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_community_deletion_requests__stage_moves_forward() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION tg_control_plane__refuse_truncate(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION validate_catalog(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_control_plane__refuse_truncate() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.validate_catalog() FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.validate_catalog() TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.validate_catalog() TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION tg_ddl__lock_schema_destruction(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION validate_serving_catalog(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.validate_serving_catalog() FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.validate_serving_catalog() TO community_deletion_app;
+GRANT ALL ON FUNCTION community_deletion.validate_serving_catalog() TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION tg_ddl__lock_schema_destruction_created(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction_created() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION tg_ddl__lock_schema_destruction_dropped(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_ddl__lock_schema_destruction_dropped() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) TO community_deletion_app;
 
 
 --
--- Name: FUNCTION tg_events__guard_read_state_delete(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_events__guard_read_state_delete() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) TO community_deletion_executor;
 
 
 --
--- Name: FUNCTION tg_scoped_table__enforce_write_fence(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: FUNCTION write_fence_implementation(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION public.tg_scoped_table__enforce_write_fence() FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion.write_fence_implementation() FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_app;
+GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_executor;
+GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_operator;
 
 
 --
--- Name: FUNCTION tg_scoped_table__refuse_write_early(); Type: ACL; Schema: public; Owner: community_deletion_owner
+-- Name: TABLE checkpoints; Type: ACL; Schema: community_deletion; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION public.tg_scoped_table__refuse_write_early() FROM PUBLIC;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.checkpoints TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.checkpoints TO community_deletion_operator;
+
+
+--
+-- Name: SEQUENCE checkpoints_sequence_seq; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,USAGE ON SEQUENCE community_deletion.checkpoints_sequence_seq TO community_deletion_owner;
+
+
+--
+-- Name: TABLE executor_heartbeats; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.executor_heartbeats TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.executor_heartbeats TO community_deletion_operator;
+
+
+--
+-- Name: TABLE registered_tables; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.registered_tables TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.registered_tables TO community_deletion_operator;
+
+
+--
+-- Name: TABLE serving_write_grants; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.serving_write_grants TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.serving_write_grants TO community_deletion_operator;
+
+
+--
+-- Name: TABLE settings; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.settings TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.settings TO community_deletion_operator;
+
+
+--
+-- Name: TABLE stages; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.stages TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.stages TO community_deletion_operator;
 
 
 --
@@ -7869,53 +8670,6 @@ GRANT INSERT(archived_at),UPDATE(archived_at) ON TABLE public.communities TO com
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_app;
-
-
---
--- Name: TABLE community_deletion_checkpoints; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_checkpoints TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_checkpoints TO community_deletion_operator;
-
-
---
--- Name: SEQUENCE community_deletion_checkpoints_sequence_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.community_deletion_checkpoints_sequence_seq TO community_deletion_owner;
-
-
---
--- Name: TABLE community_deletion_executor_heartbeats; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_executor_heartbeats TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_executor_heartbeats TO community_deletion_operator;
-
-
---
--- Name: TABLE community_deletion_serving_write_grants; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_serving_write_grants TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_serving_write_grants TO community_deletion_operator;
-
-
---
--- Name: TABLE community_deletion_settings; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_settings TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_settings TO community_deletion_operator;
-
-
---
--- Name: TABLE community_deletion_tables; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_deletion_tables TO community_deletion_owner;
-GRANT SELECT ON TABLE public.community_deletion_tables TO community_deletion_operator;
 
 
 --
@@ -8171,7 +8925,7 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletio
 --
 
 CREATE EVENT TRIGGER _100_lock_schema_destruction ON ddl_command_start
-   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction();
+   EXECUTE FUNCTION community_deletion.tg_ddl__lock_schema_destruction();
 
 
 ALTER EVENT TRIGGER _100_lock_schema_destruction OWNER TO postgres;
@@ -8181,7 +8935,7 @@ ALTER EVENT TRIGGER _100_lock_schema_destruction OWNER TO postgres;
 --
 
 CREATE EVENT TRIGGER _101_lock_schema_destruction_created ON ddl_command_end
-   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction_created();
+   EXECUTE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created();
 
 
 ALTER EVENT TRIGGER _101_lock_schema_destruction_created OWNER TO postgres;
@@ -8191,7 +8945,7 @@ ALTER EVENT TRIGGER _101_lock_schema_destruction_created OWNER TO postgres;
 --
 
 CREATE EVENT TRIGGER _102_lock_schema_destruction_dropped ON sql_drop
-   EXECUTE FUNCTION public.tg_ddl__lock_schema_destruction_dropped();
+   EXECUTE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped();
 
 
 ALTER EVENT TRIGGER _102_lock_schema_destruction_dropped OWNER TO postgres;

@@ -15,7 +15,7 @@
 
 \qecho '-- submit: resolve the host (case-insensitively) and open the request'
 select id as request_id, community_id, community_host, stage
-  from deletion_submit(:'host', :'requester', 'tenant asked for deletion (ticket OPS-1234)') \gset
+  from community_deletion.submit(:'host', :'requester', 'tenant asked for deletion (ticket OPS-1234)') \gset
 \qecho request :request_id for community :community_id
 
 \qecho '-- freeze: the schema half is computed in SQL; the storage half is the summary of'
@@ -24,7 +24,7 @@ select id as request_id, community_id, community_host, stage
 \qecho '-- digest of the empty key stream, sha256("") = e3b0c442…b855. For a tenant with'
 \qecho '-- objects, take the summary the `deletions` CLI prints for the request.'
 select stage, inventory_digest
-  from deletion_freeze_inventory(:'request_id', format($summary$
+  from community_deletion.freeze_inventory(:'request_id', format($summary$
     {"version": 1, "chunk_size": 10000, "prefixes": [
       {"prefix": "_meta/%1$s/",    "object_count": 0, "total_bytes": 0,
        "keys_digest": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
@@ -36,25 +36,25 @@ select stage, inventory_digest
 
 \qecho '-- review what will be deleted: per-table row counts of the target'
 select key as table_name, value::bigint as rows
-  from community_deletion_requests r, jsonb_each_text(r.schema_manifest->'row_counts')
+  from community_deletion.requests r, jsonb_each_text(r.schema_manifest->'row_counts')
  where r.id = :'request_id' and value::bigint > 0
  order by key;
 
 \qecho '-- approve (a second operator): binds the approval to the exact digest.'
-\qecho '-- Optional grace period: deletion_approve(id, who, note, p_not_before => time)'
-\qecho '-- or p_delay => interval; nothing runs before it and abort stays possible.'
+\qecho '-- Optional grace period: community_deletion.approve(id, who, note, not_before => time)'
+\qecho '-- or delay => interval; nothing runs before it and abort stays possible.'
 select stage, next_attempt_at
-  from deletion_approve(:'request_id', :'approver', 'reviewed row counts with the tenant owner');
+  from community_deletion.approve(:'request_id', :'approver', 'reviewed row counts with the tenant owner');
 
 \qecho '-- inspect: request, approval, checkpoints, and why it is (not) progressing'
-select deletion_inspect(:'request_id')->>'state' as state,
-       deletion_inspect(:'request_id')->>'explanation' as explanation;
-select jsonb_pretty(deletion_inspect(:'request_id') - 'request');
+select community_deletion.inspect(:'request_id')->>'state' as state,
+       community_deletion.inspect(:'request_id')->>'explanation' as explanation;
+select jsonb_pretty(community_deletion.inspect(:'request_id') - 'request');
 
 \qecho '-- list: newest first (1..1000 rows)'
 select request_id, community_host, stage, state, requested_by, approved_by, created_at
-  from deletion_list(20);
+  from community_deletion.list_requests(20);
 
 -- Later, if needed:
---   select * from deletion_abort(:'request_id', 'carol', 'tenant changed their mind');   -- at approved or fenced only
---   select * from deletion_unblock(:'request_id', 'carol', 'fixed the bucket policy');   -- after a durable block
+--   select * from community_deletion.abort(:'request_id', 'carol', 'tenant changed their mind');   -- at approved or fenced only
+--   select * from community_deletion.unblock(:'request_id', 'carol', 'fixed the bucket policy');   -- after a durable block

@@ -7,8 +7,8 @@
 #
 # It builds a throwaway database from the migrations (committed + current.sql),
 # fences a request for a seeded community through the real API, appends the
-# entries as key chunks through deletion_append_key_chunk (60 % _meta/, 30 %
-# _uploads/, 10 % repos/), then calls deletion_freeze_destructive_manifest in a
+# entries as key chunks through community_deletion.append_key_chunk (60 % _meta/, 30 %
+# _uploads/, 10 % repos/), then calls community_deletion.freeze_destructive_manifest in a
 # fresh backend and prints one JSON line on stdout:
 #   entries, chunk_size, chunks, append_ms, freeze_ms,
 #   backend_peak_rss_kb         VmHWM of the freezing backend (/proc; null when
@@ -39,7 +39,7 @@ DATABASE_URL="$(db_url "$db")" "$GM" migrate >/dev/null
 DATABASE_URL="$(db_url "$db")" "$GM" watch --once >/dev/null
 export PGOPTIONS='-c client_min_messages=warning'
 P=(psql -X -q -v ON_ERROR_STOP=1 -At -d "$db")
-"${P[@]}" -c "select 'public.deletion_freeze_destructive_manifest'::regproc" >/dev/null ||
+"${P[@]}" -c "select 'community_deletion.freeze_destructive_manifest'::regproc" >/dev/null ||
   { log "the engine functions are missing (current.sql did not apply)"; exit 1; }
 "${P[@]}" -f db/tests/fixtures/helpers.sql -f db/tests/fixtures/destruction.sql >/dev/null
 
@@ -56,7 +56,7 @@ do \$\$
 declare
   v_c uuid := '$community';
   v_no integer := 0;
-  v_prefixes text[] := public._deletion_owned_prefixes(v_c);
+  v_prefixes text[] := community_deletion._owned_prefixes(v_c);
   v_share numeric[] := array[0.6, 0.3, 0.1];
   v_total integer := $entries;
   v_size integer := $chunk_size;
@@ -81,7 +81,7 @@ begin
                                               then 'repo-' || lpad(n::text, 9, '0') || '.json'
                                               else lpad(to_hex(n), 64, '0') || '.json' end as k
                 from generate_series(v_done + 1, least(v_done + v_size, v_count)) n) s;
-      perform public.deletion_append_key_chunk('$request', '$owner', $generation, $fence, v_no, v_prefixes[i], v_entries);
+      perform community_deletion.append_key_chunk('$request', '$owner', $generation, $fence, v_no, v_prefixes[i], v_entries);
       v_chain := encode(sha256(convert_to(v_chain || v_text, 'UTF8')), 'hex');
       v_no := v_no + 1;
       v_done := least(v_done + v_size, v_count);
@@ -100,7 +100,7 @@ SQL
 # database is dropped afterwards.)
 manifest=$("${P[@]}" -c "select manifest from public.bench_manifest")
 "${P[@]}" -c "drop table public.bench_manifest"
-chunks=$("${P[@]}" -c "select count(*) from public.community_deletion_manifest_keys where request_id = '$request'")
+chunks=$("${P[@]}" -c "select count(*) from community_deletion.manifest_keys where request_id = '$request'")
 
 log "== freezing ($chunks chunks) in a fresh backend"
 temp_before=$("${P[@]}" -c "select temp_bytes from pg_stat_database where datname = current_database()")
@@ -113,7 +113,7 @@ select pg_backend_pid() as pid \\gset
 \\setenv BENCH_PID :pid
 \\! echo "before=\$(grep -E '^(VmHWM|RssAnon|RssShmem):' /proc/\$BENCH_PID/status 2>/dev/null | awk '{print \$2}' | xargs)"
 \\timing on
-select public.deletion_freeze_destructive_manifest('$request', '$owner', $generation, $fence, '$manifest');
+select community_deletion.freeze_destructive_manifest('$request', '$owner', $generation, $fence, '$manifest');
 \\timing off
 \\! echo "after=\$(grep -E '^(VmHWM|RssAnon|RssShmem):' /proc/\$BENCH_PID/status 2>/dev/null | awk '{print \$2}' | xargs)"
 SQL
@@ -121,7 +121,7 @@ SQL
 freeze_ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -1)
 read -r hwm_before anon_before shmem_before < <(sed -n 's/^before=//p' <<<"$out"; echo)
 read -r hwm_after anon_after shmem_after < <(sed -n 's/^after=//p' <<<"$out"; echo)
-frozen=$("${P[@]}" -c "select destructive_storage_frozen_at is not null from public.community_deletion_requests where id = '$request'")
+frozen=$("${P[@]}" -c "select destructive_storage_frozen_at is not null from community_deletion.requests where id = '$request'")
 [ "$frozen" = "t" ] || { log "the manifest did not freeze"; exit 1; }
 sleep 1  # the freezing backend has exited; let its statistics land
 temp_after=$("${P[@]}" -c "select temp_bytes from pg_stat_database where datname = current_database()")

@@ -50,7 +50,7 @@ async function main() {
   say(`PostgreSQL: ${databaseUrl.replace(/\/\/[^@]*@/, '//')} — applying migrations`);
   await migrate(databaseUrl);
   const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-  const [fence] = await sql<{ impl: string }[]>`select public.deletion_write_fence_implementation() as impl`;
+  const [fence] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
   say(`write fence: ${fence!.impl}${fence!.impl === 'native' ? '' : ' (the faster native path needs db/native installed on the server: make -C db/native install)'}`);
   // The demo seeds with the same fixture functions the tests use.
   await sql.unsafe(readFileSync(path.join(root, 'db/tests/fixtures/helpers.sql'), 'utf8'));

@@ -15,8 +15,10 @@ drop_db() { psql_admin -c "drop database if exists \"$1\" with (force)" >/dev/nu
 # has something besides comments and blank lines (a "--!include" line is
 # content: graphile-migrate expands it).
 current_sql_has_content() {
+  # (No `| grep -q`: under pipefail its early exit would SIGPIPE the first
+  # grep on a long file and read as "empty".)
   [ -f "$ROOT/db/migrations/current.sql" ] &&
-    grep -v -E '^\s*(--([^!].*)?)?$' "$ROOT/db/migrations/current.sql" | grep -q .
+    [ -n "$(grep -v -E '^\s*(--([^!].*)?)?$' "$ROOT/db/migrations/current.sql")" ]
 }
 
 # Build database $1 from the migrations (committed, then current.sql if any).

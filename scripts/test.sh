@@ -30,7 +30,7 @@ build_template() {
   psql -X -q -v ON_ERROR_STOP=1 -d "$template" \
     -c 'create extension if not exists pgtap' -c 'create extension if not exists dblink' \
     -f "$ROOT/db/tests/fixtures/helpers.sql" >/dev/null || return 1
-  local impl; impl="$(psql -X -At -d "$template" -c 'select public.deletion_write_fence_implementation()')"
+  local impl; impl="$(psql -X -At -d "$template" -c 'select community_deletion.write_fence_implementation()')"
   if [ "$impl" != native ]; then
     log "!! the write fence is '$impl': the native library is not installed on this server."
     log "!! Build and install it (needs postgresql-server-dev-15): make -C db/native install"
@@ -39,13 +39,13 @@ build_template() {
 }
 
 # The same suites against the PL/pgSQL fallback fence: a clone of the template
-# on which _deletion_install_write_fence(false) replaced the native path.
+# on which community_deletion.install_write_fence(false) replaced the native path.
 build_fallback_template() {
   log "== building template database $fallback_template (PL/pgSQL write fence)"
   drop_db "$fallback_template"
   psql_admin -c "create database \"$fallback_template\" template \"$template\"" >/dev/null || return 1
   psql -X -q -At -v ON_ERROR_STOP=1 -d "$fallback_template" \
-    -c 'select public._deletion_install_write_fence(false)' >/dev/null || return 1
+    -c 'select community_deletion.install_write_fence(false)' >/dev/null || return 1
 }
 
 # pgTAP: each file gets its own database cloned from the template, so files

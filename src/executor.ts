@@ -107,7 +107,7 @@ export class Executor {
     const { sql, executorId, leaseSeconds } = this.d;
     const rows = await sql<{ request_id: string; community_id: string; stage: string; lease_generation: string }[]>`
       select request_id, community_id, stage, lease_generation
-      from public.deletion_claim(${executorId}, ${requestId ?? null}::uuid, ${leaseSeconds}::integer)`;
+      from community_deletion.claim(${executorId}, ${requestId ?? null}::uuid, ${leaseSeconds}::integer)`;
     const claim = rows[0];
     if (!claim) return { kind: 'nothing_claimable' };
     const token: LeaseToken = {
@@ -149,7 +149,7 @@ export class Executor {
   private async leaseState(token: LeaseToken) {
     const [row] = await this.d.sql<{ stage: string; fence_generation: string | null; destructive_manifest_frozen: boolean }[]>`
       select stage, fence_generation, destructive_manifest_frozen
-      from public.deletion_lease_state(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`;
+      from community_deletion.lease_state(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`;
     if (!row) throw new Error(`no lease state for ${token.requestId}`);
     return { stage: row.stage, fenceGeneration: row.fence_generation === null ? null : String(row.fence_generation), destructiveFrozen: row.destructive_manifest_frozen };
   }
@@ -158,7 +158,7 @@ export class Executor {
     const { heartbeatSql, mode, leaseSeconds, heartbeatSeconds } = this.d;
     const timer = setInterval(() => {
       heartbeatSql`
-        select public.deletion_heartbeat(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
+        select community_deletion.heartbeat(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
           ${mode}, ${leaseSeconds}::integer, ${this.shuttingDown})`.catch((error: unknown) => {
         if (isStaleLease(error)) {
           this.d.log(`lease on ${token.requestId} lost: ${(error as Error).message}`);
@@ -218,17 +218,17 @@ export class Executor {
     const t = [id, token.owner, token.generation] as const;
     const fg = fenceGeneration;
     const prefixes = taxonomy.ownedPrefixes(token.communityId);
-    await this.report('verify_token', () => sql`select public.deletion_verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
+    await this.report('verify_token', () => sql`select community_deletion.verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
     switch (stage) {
       case 'approved': {
         await this.external(lease, 'storage_preflight', () => s3.preflight(prefixes));
-        await this.report('quiesce_serving_writes', () => sql`select public.deletion_begin_quiescing(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`);
+        await this.report('quiesce_serving_writes', () => sql`select community_deletion.begin_quiescing(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`);
         // Admitted serving leases finish within their own lease; wait for them
         // here (retryable "not drained") rather than burning retry attempts.
         const deadline = Date.now() + this.d.leaseSeconds * 1000;
         for (;;) {
           try {
-            await sql`select public.deletion_fence(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`;
+            await sql`select community_deletion.fence(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`;
             break;
           } catch (error) {
             if (sqlStateOf(error) !== 'DL5D1' || Date.now() > deadline) throw new StepError('activate_fence', error);
@@ -242,24 +242,24 @@ export class Executor {
       case 'fenced': {
         await this.external(lease, 'disconnect_published', () => redis.publishDisconnect(token.communityId));
         if (!destructiveFrozen) {
-          await this.report('clear_key_chunks', () => sql`select public.deletion_clear_key_chunks(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+          await this.report('clear_key_chunks', () => sql`select community_deletion.clear_key_chunks(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
           const summary = await this.external(lease, 'enumerate_storage', () =>
             enumerateOwnedStorage(s3, taxonomy, token.communityId, {
               chunkSize: this.d.chunkSize,
               onEntry: (prefix, n) => this.d.progress?.(`enumerating ${prefix}`, n),
               onChunk: async (chunk) => {
                 this.checkCancelled(lease);
-                await sql`select public.deletion_append_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
+                await sql`select community_deletion.append_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
                   ${chunk.chunk_no}::integer, ${chunk.prefix}, ${sql.json(chunk.entries as unknown as postgres.JSONValue)})`;
               },
             }),
           );
           await this.report('freeze_destructive_manifest', () =>
-            sql`select public.deletion_freeze_destructive_manifest(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
+            sql`select community_deletion.freeze_destructive_manifest(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
               ${sql.json(summary as unknown as postgres.JSONValue)})`);
           await this.d.onBoundary?.('destructive_manifest_frozen');
         }
-        await this.report('serving_writes_drained', () => sql`select public.deletion_mark_drained(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+        await this.report('serving_writes_drained', () => sql`select community_deletion.mark_drained(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
         return;
       }
       case 'drained': {
@@ -269,7 +269,7 @@ export class Executor {
         for (;;) {
           const [chunk] = await this.report('next_key_chunk', () =>
             sql<{ chunk_no: number; prefix: string; entries: ManifestEntry[] }[]>`
-              select chunk_no, prefix, entries from public.deletion_next_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+              select chunk_no, prefix, entries from community_deletion.next_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
           if (!chunk) break;
           const unit = `chunk:${chunk.chunk_no}`;
           // One bulk request (≤1000 versions) at a time, each preceded by a
@@ -279,7 +279,7 @@ export class Executor {
           for (let start = 0; start < chunk.entries.length; start += MAX_DELETE_BATCH) {
             const batch = chunk.entries.slice(start, start + MAX_DELETE_BATCH);
             this.checkCancelled(lease);
-            await this.report(unit, () => sql`select public.deletion_verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
+            await this.report(unit, () => sql`select community_deletion.verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
             const part = await this.external(lease, unit, () => s3.deleteVersions(chunk.prefix, batch));
             outcome.deleted += part.deleted;
             outcome.alreadyMissing += part.alreadyMissing;
@@ -288,41 +288,41 @@ export class Executor {
           await this.d.onBoundary?.(`chunk_deleted:${chunk.chunk_no}`);
           this.checkCancelled(lease);
           await this.report(unit, () =>
-            sql`select public.deletion_stamp_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${chunk.chunk_no}::integer,
+            sql`select community_deletion.stamp_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${chunk.chunk_no}::integer,
               ${sql.json({ deleted: outcome.deleted, already_missing: outcome.alreadyMissing, requests: outcome.requests })})`);
           deleted += outcome.deleted;
           alreadyMissing += outcome.alreadyMissing;
           chunks += 1;
-          const [p] = await sql<{ total: number; deleted: number }[]>`select total, deleted from public.deletion_key_chunk_progress(${id}::uuid)`;
+          const [p] = await sql<{ total: number; deleted: number }[]>`select total, deleted from community_deletion.key_chunk_progress(${id}::uuid)`;
           if (p) this.d.progress?.('deleting object chunks', p.deleted, p.total);
         }
         await this.report('remove_storage_bindings', () =>
-          sql`select public.deletion_mark_bindings_removed(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
+          sql`select community_deletion.mark_bindings_removed(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
             ${sql.json({ chunks_this_run: chunks, deleted, already_missing: alreadyMissing })})`);
         return;
       }
       case 'bindings_removed': {
-        await this.report('purge_postgres', () => sql`select public.deletion_purge_postgres(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+        await this.report('purge_postgres', () => sql`select community_deletion.purge_postgres(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
         return;
       }
       case 'postgres_purged': {
         const unlinked = await this.external(lease, 'purge_cache_namespace', () => redis.purgeNamespace(token.communityId));
         await this.report('purge_cache_namespace', () =>
-          sql`select public.deletion_mark_cache_purged(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ unlinked })})`);
+          sql`select community_deletion.mark_cache_purged(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ unlinked })})`);
         return;
       }
       case 'cache_purged': {
-        await this.report('verify_postgres_absence', () => sql`select public.deletion_verify_postgres_absence(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+        await this.report('verify_postgres_absence', () => sql`select community_deletion.verify_postgres_absence(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
         for (const prefix of prefixes) await this.external(lease, `verify_storage_absence:${prefix}`, () => s3.assertPrefixEmpty(prefix));
         await this.external(lease, 'verify_cache_absence', () => redis.verifyAbsence(token.communityId));
         await this.report('verify_cross_store_absence', () =>
-          sql`select public.deletion_mark_logically_verified(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
+          sql`select community_deletion.mark_logically_verified(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
             ${sql.json({ postgres: 'absent', storage_prefixes_empty: prefixes, redis_scans_empty: 2 })})`);
         return;
       }
       case 'logically_verified': {
         await this.report('retention_physical_expiry_pending', () =>
-          sql`select public.deletion_mark_retention_pending(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ executor: token.owner })})`);
+          sql`select community_deletion.mark_retention_pending(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ executor: token.owner })})`);
         return;
       }
       default:
@@ -337,7 +337,7 @@ export class Executor {
     const unitKey = error instanceof StepError ? error.unitKey : `stage:${stage}`;
     if (error instanceof Cancelled && error.reason === 'shutdown') {
       // Clean shutdown: give the lease back without recording a failure.
-      await sql`select public.deletion_release(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`.catch(() => {});
+      await sql`select community_deletion.release(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`.catch(() => {});
       this.d.log(`released ${token.requestId} at ${stage} for shutdown`);
       return { kind: 'stopped', requestId: token.requestId, stage };
     }
@@ -351,12 +351,12 @@ export class Executor {
     try {
       if (retryable) {
         const [{ result }] = (await sql`
-          select public.deletion_record_failure(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
+          select community_deletion.record_failure(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
             ${stage}, ${unitKey}, ${message}) as result`) as unknown as [{ result: { blocked: boolean; next_attempt_at?: string } }];
         this.d.log(`${token.requestId} ${stage}/${unitKey} failed (transient${result.blocked ? ', now blocked' : ''}): ${message}`);
         return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: result.blocked, error: message, retryable, nextAttemptAt: result.next_attempt_at };
       }
-      await sql`select public.deletion_block(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint, ${stage}, ${unitKey}, ${message})`;
+      await sql`select community_deletion.block(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint, ${stage}, ${unitKey}, ${message})`;
       this.d.log(`${token.requestId} ${stage}/${unitKey} failed permanently, blocked: ${message}`);
       return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: true, error: message, retryable };
     } catch (reportError) {

@@ -9,7 +9,7 @@ import { Taxonomy, type TaxonomyRow } from './taxonomy.js';
 
 export async function loadTaxonomy(sql: Sql): Promise<Taxonomy> {
   const rows = await sql<TaxonomyRow[]>`
-    select name, scope, prefix_template, key_pattern, writer from public.deletion_storage_taxonomy()`;
+    select name, scope, prefix_template, key_pattern, writer from community_deletion.storage_taxonomy_rules()`;
   return new Taxonomy(rows);
 }
 

@@ -119,9 +119,9 @@ export async function acquireServingLease(sql: Sql, options: AcquireServingLease
     row = await readCommitted(sql, async (tx) => {
       const rows = await tx<LeaseRow[]>`
         select id, community_id, operation, owner, generation, fence_generation, lease_until
-        from public.deletion_serving_lease_acquire(
-          p_community => ${options.communityId}::uuid, p_operation => ${options.operation}::text,
-          p_owner => ${owner}::text, p_lease_seconds => ${leaseSeconds}::integer)`;
+        from community_deletion.acquire_serving_lease(
+          community_id => ${options.communityId}::uuid, operation => ${options.operation}::text,
+          owner => ${owner}::text, lease_seconds => ${leaseSeconds}::integer)`;
       return rows[0];
     });
   } catch (error) {
@@ -130,7 +130,7 @@ export async function acquireServingLease(sql: Sql, options: AcquireServingLease
     }
     throw error;
   }
-  if (!row) throw new Error('deletion_serving_lease_acquire returned no row');
+  if (!row) throw new Error('community_deletion.acquire_serving_lease returned no row');
   return new ServingLease(sql, options.heartbeatSql ?? sql, row, leaseSeconds, renewEverySeconds, sentAt);
 }
 
@@ -142,7 +142,7 @@ export async function acquireServingLease(sql: Sql, options: AcquireServingLease
  */
 export async function guardedWrite<T>(sql: Sql, communityId: string, fn: (tx: TransactionSql) => Promise<T>): Promise<T> {
   return readCommitted(sql, async (tx) => {
-    await tx`select public.assert_community_write_allowed(p_community => ${communityId}::uuid)`;
+    await tx`select community_deletion.assert_community_write_allowed(community_id => ${communityId}::uuid)`;
     return fn(tx);
   });
 }
@@ -216,9 +216,9 @@ export class ServingLease implements AsyncDisposable {
     this.throwIfNotHeld();
     try {
       await readCommitted(this.sql, (tx) => tx`
-        select public.deletion_serving_lease_verify(
-          p_lease_id => ${this.id}::uuid, p_owner => ${this.owner}::text,
-          p_generation => ${this.generation}::bigint, p_fence_generation => ${this.fenceGeneration}::bigint)`);
+        select community_deletion.verify_serving_lease(
+          lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
+          lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint)`);
     } catch (error) {
       throw this.refusedBy(error);
     }
@@ -255,7 +255,7 @@ export class ServingLease implements AsyncDisposable {
 
   /**
    * A write transaction authorised by the lease: READ COMMITTED,
-   * deletion_serving_lease_guard first (so the write is admitted while the
+   * community_deletion.guard_serving_write first (so the write is admitted while the
    * community is quiescing), then fn(tx). A stale lease throws
    * ServingLeaseLostError and nothing is written.
    */
@@ -264,9 +264,9 @@ export class ServingLease implements AsyncDisposable {
     return readCommitted(this.sql, async (tx) => {
       try {
         await tx`
-          select public.deletion_serving_lease_guard(
-            p_lease_id => ${this.id}::uuid, p_owner => ${this.owner}::text,
-            p_generation => ${this.generation}::bigint, p_fence_generation => ${this.fenceGeneration}::bigint)`;
+          select community_deletion.guard_serving_write(
+            lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
+            lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint)`;
       } catch (error) {
         throw this.refusedBy(error);
       }
@@ -305,9 +305,9 @@ export class ServingLease implements AsyncDisposable {
 
   private async release(): Promise<boolean> {
     const [row] = await this.sql<{ released: boolean }[]>`
-      select public.deletion_serving_lease_release(
-        p_lease_id => ${this.id}::uuid, p_owner => ${this.owner}::text,
-        p_generation => ${this.generation}::bigint, p_fence_generation => ${this.fenceGeneration}::bigint) as released`;
+      select community_deletion.release_serving_lease(
+        lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
+        lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint) as released`;
     return row?.released === true;
   }
 
@@ -340,10 +340,10 @@ export class ServingLease implements AsyncDisposable {
     try {
       const until = await readCommitted(this.heartbeatSql, async (tx) => {
         const [row] = await tx<{ lease_until: Date }[]>`
-          select public.deletion_serving_lease_renew(
-            p_lease_id => ${this.id}::uuid, p_owner => ${this.owner}::text,
-            p_generation => ${this.generation}::bigint, p_fence_generation => ${this.fenceGeneration}::bigint,
-            p_lease_seconds => ${this.leaseMs / 1000}::integer) as lease_until`;
+          select community_deletion.renew_serving_lease(
+            lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
+            lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint,
+            lease_seconds => ${this.leaseMs / 1000}::integer) as lease_until`;
         return row?.lease_until;
       });
       if (this.state !== 'held') return;

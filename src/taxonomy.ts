@@ -1,6 +1,6 @@
 // Storage key taxonomy: which object keys a community owns, which are shared
 // content-addressed storage, and which are unknown. The rows are data (the
-// `community_deletion_storage_taxonomy` registry); this module only compiles
+// `community_deletion.storage_taxonomy` registry); this module only compiles
 // them into matchers, so it stays pure and testable without a database.
 
 export type TaxonomyScope = 'owned' | 'shared';

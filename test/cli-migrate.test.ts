@@ -35,7 +35,7 @@ t.test('migrate applies every migration to an empty database, then is a no-op', 
   t.equal(first.status, 0, first.stderr);
   t.same(JSON.parse(first.stdout), { migrated: true, write_fence: 'native' },
     'migrated, with the native write fence (.ci/run installs db/native)');
-  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from public.community_deletion_tables where kind = 'scoped'`;
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from community_deletion.registered_tables where kind = 'scoped'`;
   t.equal(row?.n, 28, 'the registry is populated');
   const applied = await db.sql`select filename from graphile_migrate.migrations order by filename`;
   const second = deletions(['migrate', '--json'], { DATABASE_URL: db.url });

@@ -21,17 +21,17 @@ t.test('the quick start is exactly two commands: the demo and the tests', async 
 });
 
 t.test('every engine SQL function the README names exists in the migrated schema', async (t) => {
-  const named = new Set(
-    [...readme.matchAll(/\b(_?deletion_[a-z_]+|(?:assert_)?community_write_allowed)\s*\(/g)].map((m) => m[1]!),
-  );
+  const named = new Set([...readme.matchAll(/\bcommunity_deletion\.([a-z_]+)\s*\(/g)].map((m) => m[1]!));
   t.ok(named.size >= 10, `the README names ${named.size} SQL functions`);
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const rows = await db.sql<{ proname: string }[]>`
-    select distinct p.proname::text as proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-     where n.nspname = 'public' and p.proname = any(${[...named]})`;
+    select distinct p.proname::text as proname from pg_proc p
+     where p.pronamespace = 'community_deletion'::regnamespace and p.proname = any(${[...named]})`;
   const existing = new Set(rows.map((r) => r.proname));
   t.same([...named].filter((f) => !existing.has(f)).sort(), [], 'no named function is missing');
+  const legacy = [...readme.matchAll(/\b(?:public\.)?_?deletion_[a-z_]+\s*\(/g)].map((m) => m[0]);
+  t.same(legacy, [], 'no function is named by its name before the engine had its own schema');
 });
 
 t.test('every CLI command in the README table is a command of bin/deletions', async (t) => {

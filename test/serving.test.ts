@@ -46,32 +46,32 @@ async function seedCommunity(host: string): Promise<string> {
 
 /** Submitted by alice, inventory frozen (empty owned prefixes), approved by bob, claimed by the executor. */
 async function claimedDeletion(host: string, communityId: string): Promise<{ requestId: string; generation: string }> {
-  const [request] = await exec<{ id: string }[]>`select id from public.deletion_submit(${host}, 'alice', 'serving test')`;
+  const [request] = await exec<{ id: string }[]>`select id from community_deletion.submit(${host}, 'alice', 'serving test')`;
   const requestId = request!.id;
   await exec`
-    select public.deletion_freeze_inventory(${requestId}::uuid, jsonb_build_object(
+    select community_deletion.freeze_inventory(${requestId}::uuid, jsonb_build_object(
       'version', 1, 'chunk_size', 10000,
       'prefixes', (select jsonb_agg(jsonb_build_object('prefix', p, 'object_count', 0, 'total_bytes', 0,
                                                        'keys_digest', encode(sha256(''::bytea), 'hex'))
                                     order by p collate "C")
-                     from unnest(public._deletion_owned_prefixes(${communityId}::uuid)) p)))`;
-  await exec`select public.deletion_approve(${requestId}::uuid, 'bob', 'serving test')`;
+                     from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)))`;
+  await exec`select community_deletion.approve(${requestId}::uuid, 'bob', 'serving test')`;
   const [claim] = await exec<{ lease_generation: string }[]>`
-    select lease_generation from public.deletion_claim('executor-1', ${requestId}::uuid, 60)`;
+    select lease_generation from community_deletion.claim('executor-1', ${requestId}::uuid, 60)`;
   return { requestId, generation: String(claim!.lease_generation) };
 }
 
 function beginQuiescing(d: { requestId: string; generation: string }) {
-  return exec`select public.deletion_begin_quiescing(${d.requestId}::uuid, 'executor-1', ${d.generation}::bigint)`;
+  return exec`select community_deletion.begin_quiescing(${d.requestId}::uuid, 'executor-1', ${d.generation}::bigint)`;
 }
 
 function fence(d: { requestId: string; generation: string }) {
   return exec<{ fence_generation: string }[]>`
-    select public.deletion_fence(${d.requestId}::uuid, 'executor-1', ${d.generation}::bigint) as fence_generation`;
+    select community_deletion.fence(${d.requestId}::uuid, 'executor-1', ${d.generation}::bigint) as fence_generation`;
 }
 
 async function leaseRowExists(id: string): Promise<boolean> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from public.community_serving_write_leases where id = ${id}::uuid`;
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.serving_write_leases where id = ${id}::uuid`;
   return row!.n === 1;
 }
 
@@ -124,7 +124,7 @@ t.test('A long external effect under src/serving.ts keeps its lease across quies
   t.equal(lease.fenceGeneration, '0', 'admitted at the community fence generation, as text');
   t.equal(lease.generation, '1');
   const leaseUntil = async () => {
-    const [row] = await sql<{ until: Date }[]>`select lease_until as until from public.community_serving_write_leases where id = ${lease.id}::uuid`;
+    const [row] = await sql<{ until: Date }[]>`select lease_until as until from community_deletion.serving_write_leases where id = ${lease.id}::uuid`;
     return row!.until.getTime();
   };
   const firstExpiry = await leaseUntil();
@@ -194,7 +194,7 @@ t.test('a lost heartbeat cancels the protected effect', async (t) => {
   effect.catch(() => {});
   await waitUntil(() => effectSignal !== undefined, 'the effect to start');
   // Another session removes the lease (as the reaper or an operator would).
-  await exec`delete from public.community_serving_write_leases where id = ${lease.id}::uuid`;
+  await exec`delete from community_deletion.serving_write_leases where id = ${lease.id}::uuid`;
 
   const error = await effect.then(() => undefined, (e: unknown) => e);
   t.type(error, ServingLeaseLostError, 'protect() rejects with the typed error');
@@ -241,10 +241,10 @@ t.test('an abort that bumps the fence generation abandons an effect that ignores
   // abort, then put its expiry back: only the fence generation makes it stale.
   // The community lock is taken first so no renewal is half-way in between.
   await exec.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(public._deletion_community_lock_key(${community}::uuid))`;
-    await tx`update public.community_serving_write_leases set lease_until = now() - interval '1 second' where id = ${lease.id}::uuid`;
-    await tx`select public.deletion_abort(${deletion.requestId}::uuid, 'carol', 'operator rescue')`;
-    await tx`update public.community_serving_write_leases set lease_until = now() + interval '1 minute' where id = ${lease.id}::uuid`;
+    await tx`select pg_advisory_xact_lock(community_deletion._community_lock_key(${community}::uuid))`;
+    await tx`update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where id = ${lease.id}::uuid`;
+    await tx`select community_deletion.abort(${deletion.requestId}::uuid, 'carol', 'operator rescue')`;
+    await tx`update community_deletion.serving_write_leases set lease_until = now() + interval '1 minute' where id = ${lease.id}::uuid`;
   });
   const [state] = await sql<{ deletion_state: string; g: string }[]>`
     select deletion_state, deletion_fence_generation as g from public.communities where id = ${community}::uuid`;
@@ -301,7 +301,7 @@ t.test('a renewal stalled behind the community lock loses the lease at its expir
   let lostAfterExpiry: string | undefined;
   // The executor side holds the community lock exclusively past the lease's expiry.
   await exec.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(public._deletion_community_lock_key(${community}::uuid))`;
+    await tx`select pg_advisory_xact_lock(community_deletion._community_lock_key(${community}::uuid))`;
     // The last renewal that got through was sent before the lock was taken, so
     // the lease expires within 2 s from here (polled with a wide budget).
     await waitUntil(() => lease.status === 'lost', 'the stalled lease to expire locally');
@@ -325,7 +325,7 @@ t.test('acquisition is refused once the community is quiescing or fenced', async
   await fence(deletion);
   await t.rejects(acquireServingLease(sql, { communityId: community, operation: 'upload' }), ServingLeaseDeniedError, 'fenced: denied');
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from public.community_serving_write_leases where community_id = ${community}::uuid`;
+    select count(*)::int as n from community_deletion.serving_write_leases where community_id = ${community}::uuid`;
   t.equal(row!.n, 0, 'no lease row was created');
 
   const unknown = await acquireServingLease(sql, {
@@ -347,7 +347,7 @@ t.test('verify() asks PostgreSQL, not only the heartbeat', async (t) => {
   t.teardown(() => lease.finish().then(() => undefined));
   await lease.verify();
   t.pass('a live lease verifies');
-  await exec`delete from public.community_serving_write_leases where id = ${lease.id}::uuid`;
+  await exec`delete from community_deletion.serving_write_leases where id = ${lease.id}::uuid`;
   const error = await lease.verify().then(() => undefined, (e: unknown) => e);
   t.type(error, ServingLeaseLostError, 'a lease gone from the table fails verify() before any renewal');
   t.equal((error as ServingLeaseLostError).reason, 'refused');
@@ -363,7 +363,7 @@ t.test('protect() verifies before the effect starts and after it settles', async
 
   const before = await acquireServingLease(sql, slow);
   t.teardown(() => before.finish().then(() => undefined));
-  await exec`delete from public.community_serving_write_leases where id = ${before.id}::uuid`;
+  await exec`delete from community_deletion.serving_write_leases where id = ${before.id}::uuid`;
   let ran = false;
   await t.rejects(
     before.protect(async () => {
@@ -379,7 +379,7 @@ t.test('protect() verifies before the effect starts and after it settles', async
   const error = await after
     .protect(async () => {
       // The lease lapses while the effect runs (here: removed by another session).
-      await exec`delete from public.community_serving_write_leases where id = ${after.id}::uuid`;
+      await exec`delete from community_deletion.serving_write_leases where id = ${after.id}::uuid`;
       return 'pushed';
     })
     .catch((e: unknown) => e);
@@ -406,7 +406,7 @@ t.test('finish() is idempotent and releases the lease', async (t) => {
   t.equal((lease.signal.reason as ServingLeaseLostError).reason, 'released');
   await t.rejects(lease.verify(), ServingLeaseLostError, 'a released lease does not verify');
   await sleep(500);
-  const [stats] = await sql<{ s: { active: number } }[]>`select public.deletion_serving_lease_stats() as s`;
+  const [stats] = await sql<{ s: { active: number } }[]>`select community_deletion.serving_lease_stats() as s`;
   t.equal(stats!.s.active, 0, 'no renewal resurrected it');
 });
 
@@ -482,6 +482,6 @@ t.test('options are checked before anything is acquired', async (t) => {
   );
   await t.rejects(acquireServingLease(sql, { communityId: community, operation: 'upload', leaseSeconds: 2.5, renewEverySeconds: 1 }), RangeError);
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from public.community_serving_write_leases where community_id = ${community}::uuid`;
+    select count(*)::int as n from community_deletion.serving_write_leases where community_id = ${community}::uuid`;
   t.equal(row!.n, 0);
 });

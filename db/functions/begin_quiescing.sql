@@ -10,30 +10,35 @@
 -- community active → quiescing (archived_at set if it was not). Idempotent
 -- while the community is already quiescing. Checkpoint
 -- approved/quiesce_serving_writes.
-create or replace function public.deletion_begin_quiescing(p_request_id uuid, p_owner text, p_generation bigint)
+create or replace function community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint)
   returns void
   language plpgsql
   volatile
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
   v_community public.communities;
 begin
-  perform public._deletion_require_read_committed('deletion_begin_quiescing');
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_community(v_request.community_id, true);
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
+  perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_community(v_request.community_id, true);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then
     raise exception 'community % of request % is %, it cannot enter quiescing',
       v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
       using errcode = 'DL2C1';
   end if;
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set pre_quiesce_archived_at = v_community.archived_at,
          quiescing_started_at = now(),
          updated_at = now()
@@ -47,7 +52,7 @@ begin
     raise exception 'community % of request % changed while entering quiescing', v_request.community_id, p_request_id
       using errcode = 'DL4L1';
   end if;
-  perform public._deletion_checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
+  perform community_deletion._checkpoint(p_request_id, 'approved', 'quiesce_serving_writes', 'completed', p_generation,
     pg_catalog.jsonb_build_object('community_state', 'quiescing',
                                   'fence_generation', v_community.deletion_fence_generation,
                                   'pre_quiesce_archived_at', v_community.archived_at));

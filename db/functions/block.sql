@@ -1,24 +1,32 @@
--- Executor API: records a permanent (safety) failure of one unit at p_stage:
+-- Executor API: records a permanent (safety) failure of one unit at stage:
 -- a failed checkpoint, a durable block with the reason, the lease released.
--- Only an operator's deletion_unblock (after remediation) resumes it. Verifies
+-- Only an operator's community_deletion.unblock (after remediation) resumes it. Verifies
 -- the lease first (stale_lease, DL4L1).
-create or replace function public.deletion_block(
-  p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text)
+create or replace function community_deletion.block(
+  request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text)
   returns void
   language plpgsql
   volatile
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
-  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
-  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_stage alias for $4;
+  p_unit_key alias for $5;
+  p_error alias for $6;
+  v_unit_key text := community_deletion._require_text(p_unit_key, 'unit_key', 256);
+  v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
 begin
-  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  perform public._deletion_checkpoint(
+  perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retryable', false), v_error);
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set blocked_at = now(), blocked_reason = v_error, last_error = v_error, last_error_at = now(),
          lease_owner = null, lease_until = null, updated_at = now()
    where r.id = p_request_id and r.lease_owner = p_owner and r.lease_generation = p_generation;

@@ -1,43 +1,48 @@
 -- approved stage, step 2 (SPEC §4, §5.2): close the fence. Same lock discipline
--- as deletion_begin_quiescing (verify, community lock EXCLUSIVE, verify again,
+-- as community_deletion.begin_quiescing (verify, community lock EXCLUSIVE, verify again,
 -- catalog re-check under the shared schema/destruction lock: every scoped table
 -- must carry the fence at the moment it closes, DL7C1 otherwise).
 -- Requires the community to be quiescing (wrong_stage DL2S1: call
--- deletion_begin_quiescing first) and no live serving-write lease
+-- community_deletion.begin_quiescing first) and no live serving-write lease
 -- (serving_not_drained DL5D1, retryable, message and DETAIL name the count and
 -- operations). Then: fence generation + 1, community fenced, request fenced with
 -- that generation, checkpoint approved/activate_fence. Returns the new fence
 -- generation — the token every later stage presents.
-create or replace function public.deletion_fence(p_request_id uuid, p_owner text, p_generation bigint)
+create or replace function community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint)
   returns bigint
   language plpgsql
   volatile
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
   v_community public.communities;
   v_live bigint;
   v_operations text[];
   v_new_generation bigint;
 begin
-  perform public._deletion_require_read_committed('deletion_fence');
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_community(v_request.community_id, true);
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform public._deletion_lock_schema_destruction_shared();
-  perform public.deletion_validate_catalog();
+  perform community_deletion._require_read_committed('community_deletion.fence');
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_community(v_request.community_id, true);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'quiescing' then
     raise exception 'community % of request % is %, not quiescing: it cannot be fenced yet',
       v_request.community_id, p_request_id, coalesce(v_community.deletion_state, 'missing')
       using errcode = 'DL2S1',
-            hint = 'Call deletion_begin_quiescing first.';
+            hint = 'Call community_deletion.begin_quiescing first.';
   end if;
   select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     into v_live, v_operations
-    from public.community_serving_write_leases l
+    from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id and l.lease_until >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
@@ -58,8 +63,8 @@ begin
     raise exception 'community % of request % changed while fencing', v_request.community_id, p_request_id
       using errcode = 'DL4L1';
   end if;
-  perform public._deletion_advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
-  perform public._deletion_checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
+  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'approved', 'fenced', v_new_generation);
+  perform community_deletion._checkpoint(p_request_id, 'approved', 'activate_fence', 'completed', p_generation,
     pg_catalog.jsonb_build_object('fence_generation', v_new_generation,
                                   'previous_fence_generation', v_community.deletion_fence_generation));
   return v_new_generation;

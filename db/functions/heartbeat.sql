@@ -1,18 +1,26 @@
--- Executor API: renews the lease for p_lease_seconds (1..3600) and records the
+-- Executor API: renews the lease for lease_seconds (1..3600) and records the
 -- executor's liveness. Only the exact owner + generation of a live, unblocked
 -- lease at a runnable stage with a bound approval is renewed; anything else is
 -- stale_lease (DL4L1) — in particular a blocked request cannot renew, so its
 -- executor stops. Returns the new lease expiry.
-create or replace function public.deletion_heartbeat(
-  p_request_id uuid, p_owner text, p_generation bigint, p_mode text default 'run',
-  p_lease_seconds integer default 60, p_draining boolean default false)
+create or replace function community_deletion.heartbeat(
+  request_id uuid, executor_id text, lease_generation bigint, mode text default 'run',
+  lease_seconds integer default 60, draining boolean default false)
   returns timestamptz
   language plpgsql
   volatile
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_mode alias for $4;
+  p_lease_seconds alias for $5;
+  p_draining alias for $6;
   v_until timestamptz;
 begin
   if p_mode is null or p_mode not in ('run', 'drain', 'worker') then
@@ -23,27 +31,27 @@ begin
     raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
       using errcode = 'DL1I1';
   end if;
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set lease_until = now() + make_interval(secs => p_lease_seconds), updated_at = now()
    where r.id = p_request_id
      and r.lease_owner = p_owner
      and r.lease_generation = p_generation
      and r.lease_until >= now()
      and r.blocked_at is null
-     and public._deletion_stage_is_runnable(r.stage)
-     and exists (select 1 from public.community_deletion_approvals a
+     and community_deletion._stage_is_runnable(r.stage)
+     and exists (select 1 from community_deletion.approvals a
                   where a.request_id = r.id and a.community_id = r.community_id
                     and a.inventory_digest = r.inventory_digest)
   returning r.lease_until into v_until;
   if not found then
     -- Raise with the precise reason.
-    perform public._deletion_verify_lease(p_request_id, p_owner, p_generation,
-      (select r.stage from public.community_deletion_requests r where r.id = p_request_id));
+    perform community_deletion._verify_lease(p_request_id, p_owner, p_generation,
+      (select r.stage from community_deletion.requests r where r.id = p_request_id));
     raise exception 'stale deletion lease for request % (owner %, generation %): the stage is not runnable',
       p_request_id, p_owner, p_generation
       using errcode = 'DL4L1';
   end if;
-  insert into public.community_deletion_executor_heartbeats as h (executor_id, mode, request_id, draining)
+  insert into community_deletion.executor_heartbeats as h (executor_id, mode, request_id, draining)
   values (p_owner, p_mode, p_request_id, coalesce(p_draining, false))
   on conflict (executor_id) do update
      set mode = excluded.mode, request_id = excluded.request_id, draining = excluded.draining,

@@ -2,7 +2,7 @@
 -- facts the driver needs to resume inside it), after verifying that the
 -- caller still holds the lease (stale_lease, DL4L1). The driver never
 -- computes stages itself; it asks here after every step.
-create or replace function public.deletion_lease_state(p_request_id uuid, p_owner text, p_generation bigint)
+create or replace function community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint)
   returns table (stage text, community_id uuid, fence_generation bigint, lease_until timestamptz,
                  destructive_manifest_frozen boolean)
   language plpgsql
@@ -10,10 +10,15 @@ create or replace function public.deletion_lease_state(p_request_id uuid, p_owne
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  v_request community_deletion.requests;
 begin
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id;
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
@@ -22,7 +27,7 @@ begin
     return query select v_request.stage, v_request.community_id, v_request.fence_generation, null::timestamptz, false;
     return;
   end if;
-  v_request := public._deletion_verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
   return query select v_request.stage, v_request.community_id, v_request.fence_generation, v_request.lease_until,
                       v_request.destructive_storage_manifest is not null;
 end;

@@ -1,31 +1,39 @@
--- Executor API: records a transient (retryable) failure of one unit at p_stage
+-- Executor API: records a transient (retryable) failure of one unit at stage
 -- and releases the lease. Consecutive failures at the same stage form a streak
 -- (a stage advance or an unblock resets it). Retry n waits
 --   min(retry_max_delay, retry_base_delay * 2^(n-1)) plus up to 10% jitter
 -- (settings row); the max_consecutive_failures-th (default 8th) consecutive
 -- failure blocks the request durably instead. Verifies the lease first
 -- (stale_lease, DL4L1). Returns {"blocked", "retry_count", "next_attempt_at"}.
-create or replace function public.deletion_record_failure(
-  p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_unit_key text, p_error text)
+create or replace function community_deletion.record_failure(
+  request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text)
   returns jsonb
   language plpgsql
   volatile
   security definer
   set search_path = ''
 as $$
+#variable_conflict use_column
 declare
-  v_unit_key text := public._deletion_require_text(p_unit_key, 'unit_key', 256);
-  v_error text := public._deletion_bound_text(public._deletion_require_text(p_error, 'error', 1000000), 4096);
-  v_settings public.community_deletion_settings;
-  v_request public.community_deletion_requests;
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_stage alias for $4;
+  p_unit_key alias for $5;
+  p_error alias for $6;
+  v_unit_key text := community_deletion._require_text(p_unit_key, 'unit_key', 256);
+  v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
+  v_settings community_deletion.settings;
+  v_request community_deletion.requests;
   v_streak integer;
   v_exhausted boolean;
   v_delay_seconds double precision;
   v_next timestamptz;
 begin
-  perform public._deletion_verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  select r.* into v_request from public.community_deletion_requests r where r.id = p_request_id for update;
-  select s.* into v_settings from public.community_deletion_settings s;
+  perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  select s.* into v_settings from community_deletion.settings s;
 
   v_streak := case when v_request.retry_stage = p_stage then v_request.retry_count + 1 else 1 end;
   v_exhausted := v_streak >= v_settings.max_consecutive_failures;
@@ -36,12 +44,12 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
-  perform public._deletion_checkpoint(
+  perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
     v_error);
 
-  update public.community_deletion_requests r
+  update community_deletion.requests r
      set retry_count = v_streak,
          retry_stage = p_stage,
          last_error = v_error,
@@ -49,7 +57,7 @@ begin
          next_attempt_at = v_next,
          blocked_at = case when v_exhausted then now() else r.blocked_at end,
          blocked_reason = case when v_exhausted
-                               then public._deletion_bound_text(
+                               then community_deletion._bound_text(
                                       format('%s consecutive failures at stage %s; last: %s', v_streak, p_stage, v_error), 4096)
                                else r.blocked_reason end,
          lease_owner = null,

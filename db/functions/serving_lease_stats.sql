@@ -1,6 +1,6 @@
 -- Observability of the hot serving-lease table: {"active": live leases,
 -- "expired": rows awaiting the reaper, "dead_tuples": PostgreSQL's estimate}.
-create or replace function public.deletion_serving_lease_stats()
+create or replace function community_deletion.serving_lease_stats()
   returns jsonb
   language sql
   stable
@@ -11,6 +11,6 @@ as $$
     'active', count(*) filter (where l.lease_until >= now()),
     'expired', count(*) filter (where l.lease_until < now()),
     'dead_tuples', coalesce((select s.n_dead_tup from pg_catalog.pg_stat_user_tables s
-                              where s.relid = 'public.community_serving_write_leases'::pg_catalog.regclass), 0))
-  from public.community_serving_write_leases l
+                              where s.relid = 'community_deletion.serving_write_leases'::pg_catalog.regclass), 0))
+  from community_deletion.serving_write_leases l
 $$;

@@ -15,7 +15,7 @@
 --    fence generation never decreases.
 --  * DELETE: a tombstone can never be deleted; a community under deletion can be
 --    deleted by nobody.
-create or replace function public.tg_communities__protect_lifecycle()
+create or replace function community_deletion.tg_communities__protect_lifecycle()
   returns trigger
   language plpgsql
   volatile
@@ -30,7 +30,7 @@ begin
         using errcode = 'DL8T1',
               hint = case when old.deletion_state = 'tombstone'
                           then 'A tombstone is permanent evidence of a completed deletion.'
-                          else 'Abort the deletion request (deletion_abort) first.' end;
+                          else 'Abort the deletion request (community_deletion.abort) first.' end;
     end if;
     return old;
   end if;
@@ -70,14 +70,14 @@ begin
     if old.deletion_state <> 'active' then
       raise exception 'community % is % and cannot be changed outside the deletion engine', old.id, old.deletion_state
         using errcode = 'DL8T1',
-              hint = 'Abort the deletion request (deletion_abort) to return the community to active.';
+              hint = 'Abort the deletion request (community_deletion.abort) to return the community to active.';
     end if;
     if new.deletion_state is distinct from old.deletion_state
        or new.deletion_fence_generation is distinct from old.deletion_fence_generation
        or new.deleted_at is distinct from old.deleted_at then
       raise exception 'lifecycle columns of community % change only through the deletion engine', old.id
         using errcode = 'DL8T1',
-              hint = 'Use deletion_submit / deletion_abort; deletion_state, deletion_fence_generation and deleted_at are engine-owned.';
+              hint = 'Use community_deletion.submit / community_deletion.abort; deletion_state, deletion_fence_generation and deleted_at are engine-owned.';
     end if;
     return new;
   end if;

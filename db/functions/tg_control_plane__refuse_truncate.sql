@@ -1,5 +1,5 @@
 -- TRUNCATE would erase the evidence tables wholesale (frozen_row, DL6F1).
-create or replace function public.tg_control_plane__refuse_truncate()
+create or replace function community_deletion.tg_control_plane__refuse_truncate()
   returns trigger
   language plpgsql
   volatile

@@ -5,7 +5,7 @@
 -- purge's security-definer function). Any client can set a setting, so the
 -- setting alone would not stop an ordinary writer; the role cannot be forged.
 -- The trigger's WHEN clause restricts it to exactly those rows.
-create or replace function public.tg_events__guard_read_state_delete()
+create or replace function community_deletion.tg_events__guard_read_state_delete()
   returns trigger
   language plpgsql
   volatile

@@ -12,17 +12,17 @@
  *     AFTER … FOR EACH STATEMENT with transition tables. Reads the transition
  *     tables; if the statement touched exactly one community and the
  *     transaction is READ COMMITTED, takes that community's advisory lock
- *     SHARED (same key as public._deletion_community_lock_key) and then, in a
+ *     SHARED (same key as community_deletion._community_lock_key) and then, in a
  *     new snapshot, looks its state up: active → allowed. No rows → nothing to
  *     decide. Anything else (several communities, not active, missing, not
- *     READ COMMITTED, attached the wrong way) → public._deletion_write_fence_plpgsql.
+ *     READ COMMITTED, attached the wrong way) → community_deletion._write_fence_plpgsql.
  *
  *   cd_fence_early      (tg_scoped_table__refuse_write_early when native)
  *     BEFORE … FOR EACH ROW (attached without a WHEN clause). Checks each
  *     community once per statement (a backend-local list, cleared by
  *     cd_fence_statement at the end of every statement and on
  *     (sub)transaction abort): active → the row goes on; anything else →
- *     public._deletion_refuse_write_early_plpgsql, and if that lets the row
+ *     community_deletion._refuse_write_early_plpgsql, and if that lets the row
  *     through, the community counts as checked for the rest of the statement
  *     (as the PL/pgSQL check's hint does). Like the PL/pgSQL early check it
  *     authorises nothing: the statement trigger decides.
@@ -69,7 +69,7 @@
 
 PG_MODULE_MAGIC;
 
-/* Must equal public._deletion_community_lock_key (pinned by a pgTAP test). */
+/* Must equal community_deletion._community_lock_key (pinned by a pgTAP test). */
 #define COMMUNITY_LOCK_SALT INT64CONST(7165065848772979813)
 #define FENCE_HINT_SETTING "community_deletion.fence_checked"
 #define EARLY_CHECKED_MAX 16
@@ -258,22 +258,35 @@ community_is_active(const pg_uuid_t *community)
 	return active;
 }
 
-/* Hands the call, with its trigger context, to public.<name>() (PL/pgSQL). */
+/*
+ * Hands the call, with its trigger context, to the PL/pgSQL rules: <name>()
+ * in the schema of the calling trigger function (community_deletion), or,
+ * in a database still at the layout before the engine had its own schema,
+ * <legacy>() there (public). Looked up by schema and name, never through
+ * search_path.
+ */
 static Datum
-delegate(FunctionCallInfo fcinfo, const char *name)
+delegate(FunctionCallInfo fcinfo, const char *name, const char *legacy)
 {
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	char	   *schema = get_namespace_name(nsp);
 	Oid			fn;
 	FmgrInfo	flinfo;
 	Datum		result;
 	LOCAL_FCINFO(inner, 0);
 
-	fn = LookupFuncName(list_make2(makeString("public"), makeString((char *) name)), 0, NULL, false);
+	fn = LookupFuncName(list_make2(makeString(schema), makeString((char *) name)), 0, NULL, true);
+	if (!OidIsValid(fn))
+		fn = LookupFuncName(list_make2(makeString(schema), makeString((char *) legacy)), 0, NULL, false);
 	fmgr_info(fn, &flinfo);
 	InitFunctionCallInfoData(*inner, &flinfo, 0, fcinfo->fncollation, fcinfo->context, NULL);
 	result = FunctionCallInvoke(inner);
 	fcinfo->isnull = inner->isnull;
 	return result;
 }
+
+#define DECIDE_STATEMENT(fcinfo) delegate(fcinfo, "_write_fence_plpgsql", "_deletion_write_fence_plpgsql")
+#define DECIDE_EARLY(fcinfo) delegate(fcinfo, "_refuse_write_early_plpgsql", "_deletion_refuse_write_early_plpgsql")
 
 /* attnum of community_id when it is a uuid column, else 0. */
 static int
@@ -347,29 +360,29 @@ cd_fence_statement(PG_FUNCTION_ARGS)
 
 	if (!TRIGGER_FIRED_AFTER(td->tg_event) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
 		(attnum = community_attnum(td->tg_relation)) == 0)
-		return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+		return DECIDE_STATEMENT(fcinfo);
 
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		if (td->tg_newtable == NULL)
-			return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+			return DECIDE_STATEMENT(fcinfo);
 		seen = collect(td->tg_newtable, RelationGetDescr(td->tg_relation), attnum, seen, &community);
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
 		if (td->tg_oldtable == NULL)
-			return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+			return DECIDE_STATEMENT(fcinfo);
 		seen = collect(td->tg_oldtable, RelationGetDescr(td->tg_relation), attnum, seen, &community);
 	}
 	else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
 		if (td->tg_oldtable == NULL || td->tg_newtable == NULL)
-			return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+			return DECIDE_STATEMENT(fcinfo);
 		seen = collect(td->tg_oldtable, RelationGetDescr(td->tg_relation), attnum, seen, &community);
 		seen = collect(td->tg_newtable, RelationGetDescr(td->tg_relation), attnum, seen, &community);
 	}
 	else
-		return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+		return DECIDE_STATEMENT(fcinfo);
 
 	if (seen == SEEN_NONE)
 		return PointerGetDatum(NULL);
@@ -380,7 +393,7 @@ cd_fence_statement(PG_FUNCTION_ARGS)
 		if (community_is_active(&community))
 			return PointerGetDatum(NULL);
 	}
-	return delegate(fcinfo, "_deletion_write_fence_plpgsql");
+	return DECIDE_STATEMENT(fcinfo);
 }
 
 Datum
@@ -404,7 +417,7 @@ cd_fence_early(PG_FUNCTION_ARGS)
 	if (!TRIGGER_FIRED_BEFORE(td->tg_event) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		XactIsoLevel != XACT_READ_COMMITTED ||
 		(attnum = community_attnum(td->tg_relation)) == 0)
-		return delegate(fcinfo, "_deletion_refuse_write_early_plpgsql");
+		return DECIDE_EARLY(fcinfo);
 
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
@@ -418,7 +431,7 @@ cd_fence_early(PG_FUNCTION_ARGS)
 		/* A row moving between communities is checked for both: PL/pgSQL. */
 		if (isnull || old_null ||
 			memcmp(DatumGetUUIDP(d), DatumGetUUIDP(old_d), sizeof(pg_uuid_t)) != 0)
-			return delegate(fcinfo, "_deletion_refuse_write_early_plpgsql");
+			return DECIDE_EARLY(fcinfo);
 	}
 	else
 	{
@@ -427,7 +440,7 @@ cd_fence_early(PG_FUNCTION_ARGS)
 		d = heap_getattr(row, attnum, RelationGetDescr(td->tg_relation), &isnull);
 	}
 	if (isnull)
-		return delegate(fcinfo, "_deletion_refuse_write_early_plpgsql");
+		return DECIDE_EARLY(fcinfo);
 	memcpy(&community, DatumGetUUIDP(d), sizeof(pg_uuid_t));
 
 	if (early_checked_lxid != MyProc->lxid)
@@ -448,7 +461,7 @@ cd_fence_early(PG_FUNCTION_ARGS)
 		 * PL/pgSQL early check's hint does — so the purge's DELETEs pay one
 		 * PL/pgSQL call per statement, not one per row.
 		 */
-		Datum		passed = delegate(fcinfo, "_deletion_refuse_write_early_plpgsql");
+		Datum		passed = DECIDE_EARLY(fcinfo);
 
 		if (early_checked_count < EARLY_CHECKED_MAX)
 			early_checked[early_checked_count++] = community;

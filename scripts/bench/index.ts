@@ -114,7 +114,7 @@ function fmt(n: number | null): string {
 
 // 'ours' is the fence as the migrations install it (native when db/native is
 // installed on the server); 'plpgsql' is ours with the PL/pgSQL fallback
-// (_deletion_install_write_fence(false)), reported for information.
+// (community_deletion.install_write_fence(false)), reported for information.
 type Variant = 'none' | 'seed' | 'ours' | 'plpgsql';
 type Shape = 'single' | 'bulk';
 const variants: Variant[] = ['none', 'seed', 'ours', 'plpgsql'];
@@ -181,7 +181,7 @@ async function fenceRound(template: string, shape: Shape, round: number): Promis
 
 async function benchFence(template: string): Promise<void> {
   const probe = connectTo(dbs.url(template), 1);
-  const [impl] = await probe<{ impl: string }[]>`select public.deletion_write_fence_implementation() as impl`;
+  const [impl] = await probe<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
   await probe.end({ timeout: 5 });
   const implementation = impl!.impl;
   log(`   the migrations installed the ${implementation} write fence${implementation === 'native' ? '' : ' (db/native is not installed on this server: make -C db/native install)'}`);

@@ -217,12 +217,12 @@ export async function countVersions(bucket: Bucket, communityId: string): Promis
 /** submit → freeze inventory (S3 enumerated as the CLI does) → approve by a second operator. Untimed. */
 export async function prepareRequest(sql: postgres.Sql, bucket: Bucket, host: string): Promise<{ requestId: string; communityId: string }> {
   const [submitted] = await sql<{ id: string; community_id: string }[]>`
-    select id, community_id from public.deletion_submit(${host}, 'bench-requester@ops', 'benchmark')`;
+    select id, community_id from community_deletion.submit(${host}, 'bench-requester@ops', 'benchmark')`;
   if (!submitted) throw new Error(`submit returned nothing for ${host}`);
   const taxonomy = await loadTaxonomy(sql);
   const summary = await enumerateOwnedStorage(bucket.store, taxonomy, submitted.community_id, { chunkSize: 10_000 });
-  await sql`select public.deletion_freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
-  await sql`select public.deletion_approve(${submitted.id}::uuid, 'bench-approver@ops', 'benchmark')`;
+  await sql`select community_deletion.freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
+  await sql`select community_deletion.approve(${submitted.id}::uuid, 'bench-approver@ops', 'benchmark')`;
   return { requestId: submitted.id, communityId: submitted.community_id };
 }
 
@@ -276,7 +276,7 @@ export async function runNaive(url: string, bucket: Bucket, communityId: string)
   await redis.connect();
   try {
     const tables = await sql<{ table_name: string; kind: string }[]>`
-      select table_name, kind from public.community_deletion_tables where kind in ('scoped', 'provenance') order by kind, purge_order`;
+      select table_name, kind from community_deletion.registered_tables where kind in ('scoped', 'provenance') order by kind, purge_order`;
     // The read-state guard on events admits only the engine's role with the
     // opt-in setting; a DBA deleting by hand has to do the same.
     await sql`set role community_deletion_owner`;

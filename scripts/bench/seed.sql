@@ -134,7 +134,7 @@ create or replace function bench.scoped_rows(p_community uuid)
 as $$
 declare t record; v bigint; total bigint := 0;
 begin
-  for t in select r.table_name from public.community_deletion_tables r where r.kind = 'scoped' loop
+  for t in select r.table_name from community_deletion.registered_tables r where r.kind = 'scoped' loop
     execute format('select count(*) from public.%I where community_id = $1', t.table_name) into v using p_community;
     total := total + v;
   end loop;
@@ -157,7 +157,7 @@ begin
   perform pg_catalog.pg_advisory_xact_lock_shared(
     ('x' || pg_catalog.left(pg_catalog.replace(v_community::text, '-', ''), 16))::bit(64)::bigint # 7165065848772979813::bigint);
   select c.deletion_state into v_state from public.communities c where c.id = v_community;
-  if v_state is distinct from 'active' and not public.community_write_allowed(v_community) then
+  if v_state is distinct from 'active' and not community_deletion.community_write_allowed(v_community) then
     raise exception 'community write refused: % on %.% for community % (%)',
       tg_op, tg_table_schema, tg_table_name, v_community, coalesce(v_state, 'missing') using errcode = '55000';
   end if;
@@ -168,7 +168,7 @@ $$;
 
 -- Puts one of the three fence variants of the fence benchmark on p_table:
 -- 'none' (a), 'seed' (b, the function above) or 'ours' (c, what
--- deletion_register_scoped_table attaches — already there after migrating).
+-- community_deletion.register_scoped_table attaches — already there after migrating).
 create or replace function bench.use_fence(p_table regclass, p_variant text)
   returns void language plpgsql volatile
 as $$
@@ -178,7 +178,7 @@ begin
     return;
   end if;
   if p_variant = 'plpgsql' then
-    perform public._deletion_install_write_fence(false);
+    perform community_deletion.install_write_fence(false);
     return;
   end if;
   for t in select tgname from pg_trigger where tgrelid = p_table and not tgisinternal and tgname like '\_010\_community\_write\_fence%' loop

@@ -36,7 +36,7 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
   } catch (error) {
     if (error instanceof ConfigError && requestId) {
       try {
-        await services.sql`select public.deletion_block_preclaim(${requestId}::uuid, 'pre_claim:service_setup', ${`service configuration: ${error.message}`})`;
+        await services.sql`select community_deletion.block_preclaim(${requestId}::uuid, 'pre_claim:service_setup', ${`service configuration: ${error.message}`})`;
         out.log(`recorded pre_claim:service_setup block on ${requestId}: ${error.message}`);
       } catch (recordError) {
         // SQL refused to record it (terminal, leased elsewhere, unknown id):
@@ -144,7 +144,7 @@ function exitFor(outcome: RunOutcome): number {
 }
 
 async function explainNotRunnable(sql: Sql, requestId: string): Promise<{ state: string; explanation: string }> {
-  const [{ inspection }] = (await sql`select public.deletion_inspect(${requestId}::uuid) as inspection`) as unknown as [
+  const [{ inspection }] = (await sql`select community_deletion.inspect(${requestId}::uuid) as inspection`) as unknown as [
     { inspection: { state: string; explanation: string } },
   ];
   return { state: inspection.state, explanation: inspection.explanation };
@@ -232,7 +232,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
           const detach = onShutdown(executor, out);
           try {
             const outcomes = await pollLoop(executor, { untilEmpty: mode === 'drain', idleMinMs: idleMin * 1000, idleMaxMs: idleMax * 1000, log: out.log });
-            await services.sql`select public.deletion_executor_stopped(${executorId})`.catch(() => {});
+            await services.sql`select community_deletion.executor_stopped(${executorId})`.catch(() => {});
             const summary = {
               executor_id: executorId,
               completed: outcomes.filter((o) => o.kind === 'completed').length,
@@ -291,7 +291,7 @@ export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': 
           progress.update('sweeping', listed);
         }
         progress.done();
-        const [row] = await sql`select to_jsonb(s) as sweep from public.deletion_record_taxonomy_sweep(
+        const [row] = await sql`select to_jsonb(s) as sweep from community_deletion.record_taxonomy_sweep(
           ${started.toISOString()}::timestamptz, ${listed}::bigint, ${unknown}::bigint, ${sql.json(sample)}, ${cap}::bigint, ${truncated}) s`;
         out.result(row?.sweep, `listed ${listed}${truncated ? ' (cap reached)' : ''}, unknown ${unknown}${sample.length ? `\n${sample.join('\n')}` : ''}`);
         if (unknown > 0) process.exitCode = EXIT.unknownKeys;

@@ -14,13 +14,13 @@ export const migrateCommand: CommandModule = {
       // docs/fence.md "Native fast path".
       const sql = connect(url, { max: 1, applicationName: 'community-deletion migrate' });
       try {
-        const [row] = await sql<{ fence: string }[]>`select public.deletion_write_fence_implementation() as fence`;
+        const [row] = await sql<{ fence: string }[]>`select community_deletion.write_fence_implementation() as fence`;
         const fence = row!.fence;
         out.result(
           { migrated: true, write_fence: fence },
           fence === 'native'
             ? 'migrations applied; write fence: native'
-            : 'migrations applied; write fence: plpgsql (the native library is not installed on this server: make -C db/native install, then select _deletion_install_write_fence())',
+            : 'migrations applied; write fence: plpgsql (the native library is not installed on this server: make -C db/native install, then select community_deletion.install_write_fence())',
         );
       } finally {
         await sql.end({ timeout: 5 });

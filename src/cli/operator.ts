@@ -77,7 +77,7 @@ export const submitCommand: CommandModule<object, { host?: string; 'requested-by
       const host = resolveHost(args.host);
       await withSql(async (sql) => {
         let request = await callRequest(sql, sql`
-          select to_jsonb(r) as request from public.deletion_submit(${host}, ${args['requested-by']}, ${args.reason ?? null}) r`);
+          select to_jsonb(r) as request from community_deletion.submit(${host}, ${args['requested-by']}, ${args.reason ?? null}) r`);
         out.log(`request ${String(request.id)} for ${host} is ${String(request.stage)}`);
         if (request.stage === 'submitted') {
           const s3 = loadS3Config();
@@ -91,7 +91,7 @@ export const submitCommand: CommandModule<object, { host?: string; 'requested-by
           });
           progress.done();
           request = await callRequest(sql, sql`
-            select to_jsonb(r) as request from public.deletion_freeze_inventory(${String(request.id)}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))}) r`);
+            select to_jsonb(r) as request from community_deletion.freeze_inventory(${String(request.id)}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))}) r`);
           out.log(`inventory frozen: digest ${String(request.inventory_digest)}`);
         }
         out.result(request, keyValues(request, REQUEST_KEYS));
@@ -106,7 +106,7 @@ export const listCommand: CommandModule<object, { limit: number }> = {
   handler: (args) =>
     run(async (out) => {
       await withSql(async (sql) => {
-        const rows = await sql`select * from public.deletion_list(${args.limit}::integer)`;
+        const rows = await sql`select * from community_deletion.list_requests(${args.limit}::integer)`;
         out.result(rows, table(rows, ['request_id', 'community_host', 'stage', 'state', 'requested_by', 'approved_by', 'created_at', 'explanation']));
       });
     }),
@@ -120,7 +120,7 @@ export const inspectCommand: CommandModule<object, { id: string }> = {
     run(async (out) => {
       const id = requireUuid(args.id);
       await withSql(async (sql) => {
-        const [{ inspection }] = (await sql`select public.deletion_inspect(${id}::uuid) as inspection`) as unknown as [{ inspection: Row }];
+        const [{ inspection }] = (await sql`select community_deletion.inspect(${id}::uuid) as inspection`) as unknown as [{ inspection: Row }];
         const request = (inspection.request ?? {}) as Row;
         const checkpoints = (inspection.checkpoints ?? []) as Row[];
         const human = [
@@ -163,7 +163,7 @@ export const approveCommand: CommandModule<object, ApproveArgs> = {
       const delay = args.delay === undefined ? null : parseDelay(args.delay);
       await withSql(async (sql) => {
         const request = await callRequest(sql, sql`
-          select to_jsonb(r) as request from public.deletion_approve(
+          select to_jsonb(r) as request from community_deletion.approve(
             ${id}::uuid, ${args['approved-by']}, ${args.note ?? null}, ${notBefore}::timestamptz, ${delay}::interval) r`);
         out.result(request, keyValues(request, REQUEST_KEYS));
       });
@@ -187,8 +187,8 @@ function operatorAction(name: 'abort' | 'unblock', describe: string): CommandMod
         await withSql(async (sql) => {
           const request =
             name === 'abort'
-              ? await callRequest(sql, sql`select to_jsonb(r) as request from public.deletion_abort(${id}::uuid, ${by}, ${args.reason}) r`)
-              : await callRequest(sql, sql`select to_jsonb(r) as request from public.deletion_unblock(${id}::uuid, ${by}, ${args.reason}) r`);
+              ? await callRequest(sql, sql`select to_jsonb(r) as request from community_deletion.abort(${id}::uuid, ${by}, ${args.reason}) r`)
+              : await callRequest(sql, sql`select to_jsonb(r) as request from community_deletion.unblock(${id}::uuid, ${by}, ${args.reason}) r`);
           out.result(request, keyValues(request, REQUEST_KEYS));
         });
       }),
@@ -204,7 +204,7 @@ export const statusCommand: CommandModule = {
   handler: () =>
     run(async (out) => {
       await withSql(async (sql) => {
-        const rows = (await sql`select * from public.deletion_list(1000)`) as unknown as Row[];
+        const rows = (await sql`select * from community_deletion.list_requests(1000)`) as unknown as Row[];
         const byState: Record<string, number> = {};
         for (const r of rows) byState[String(r.state)] = (byState[String(r.state)] ?? 0) + 1;
         const attention = rows.filter((r) => r.state === 'blocked' || r.state === 'waiting_for_approval');

@@ -52,7 +52,7 @@ t.test('killed after chunk 0 is deleted from S3 but before its stamp', async (t)
 
   const chunks = await sql<{ chunk_no: number; prefix: string; n: number; stamped: boolean }[]>`
     select chunk_no, prefix, jsonb_array_length(entries) as n, deleted_at is not null as stamped
-    from public.community_deletion_manifest_keys where request_id = ${requestId} order by chunk_no`;
+    from community_deletion.manifest_keys where request_id = ${requestId} order by chunk_no`;
   t.same(chunks, [
     { chunk_no: 0, prefix: metaPrefix, n: 4, stamped: false },
     { chunk_no: 1, prefix: metaPrefix, n: 4, stamped: false },
@@ -70,8 +70,8 @@ t.test('killed after chunk 0 is deleted from S3 but before its stamp', async (t)
   // (probed in a rolled-back transaction so the probe can never take it).
   const probe = await sql
     .begin(async (tx) => {
-      const [live] = await tx<{ live: boolean }[]>`select lease_until > now() as live from public.community_deletion_requests where id = ${requestId}`;
-      const claimed = await tx`select * from public.deletion_claim('probe', ${requestId}::uuid, 60)`;
+      const [live] = await tx<{ live: boolean }[]>`select lease_until > now() as live from community_deletion.requests where id = ${requestId}`;
+      const claimed = await tx`select * from community_deletion.claim('probe', ${requestId}::uuid, 60)`;
       throw Object.assign(new Error('rollback'), { result: { live: live!.live, claimed: claimed.length } });
     })
     .catch((e: { result?: { live: boolean; claimed: number } }) => e.result);
@@ -104,7 +104,7 @@ t.test('a successor completes at generation 2 with zero objects left', async (t)
   t.equal(chunkCps[0]!.detail.deleted + chunkCps[0]!.detail.already_missing, 4, 'chunk 0 re-deleted idempotently');
   t.same(chunkCps.slice(1).map((c) => c.detail.deleted), [4, 1], 'the successor deleted chunks 1 and 2');
   for (const prefix of [metaPrefix, `_uploads/${targetId}/`, `repos/${targetId}/`]) t.equal(await countVersions(prefix), 0, `${prefix} is empty`);
-  const [left] = await sql<{ n: number }[]>`select count(*)::int as n from public.community_deletion_manifest_keys where request_id = ${requestId}`;
+  const [left] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.manifest_keys where request_id = ${requestId}`;
   t.equal(left!.n, 0, 'the key chunks were dropped after verification');
   t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore, 'bystander byte-identical in all three stores');
 });

@@ -66,7 +66,7 @@ t.test('another missing variable is named too (BUZZ_S3_ENDPOINT), and counted as
   const row = await requestRow(sql, id);
   t.match(row.blocked_reason, /BUZZ_S3_ENDPOINT/);
   const [cp] = await sql<{ attempts: number }[]>`
-    select attempts from public.community_deletion_checkpoints where request_id = ${id} and unit_key = 'pre_claim:service_setup'`;
+    select attempts from community_deletion.checkpoints where request_id = ${id} and unit_key = 'pre_claim:service_setup'`;
   t.equal(cp!.attempts, 2);
 });
 

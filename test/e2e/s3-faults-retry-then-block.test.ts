@@ -26,7 +26,7 @@ const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.exam
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);
 const targetBefore = await fingerprint(sql, bucket.store, redis, target.id);
 const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);
-await sql`update public.community_deletion_settings set retry_base_delay = '100 milliseconds', retry_max_delay = '200 milliseconds'`;
+await sql`update community_deletion.settings set retry_base_delay = '100 milliseconds', retry_max_delay = '200 milliseconds'`;
 
 let id = '';
 
@@ -94,7 +94,7 @@ t.test('throttled bulk deletes: progress resets the streak, the 8th consecutive 
   t.equal(proxy.faulted.DeleteObjects, 8, 'one throttled DeleteObjects per run');
   const chunkCp = (await checkpoints(sql, id)).filter((c) => c.unit_key === 'chunk:0');
   t.match(chunkCp, [{ stage: 'drained', status: 'failed', attempts: 8, error: /SlowDown/ }]);
-  const [stamped] = await sql<{ n: number }[]>`select count(*)::int as n from public.community_deletion_manifest_keys where request_id = ${id} and deleted_at is not null`;
+  const [stamped] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.manifest_keys where request_id = ${id} and deleted_at is not null`;
   t.equal(stamped!.n, 0, 'no chunk stamped deleted');
   const now = await fingerprint(sql, bucket.store, redis, target.id);
   t.same({ versions: now.versions, s3: now.s3 }, { versions: targetBefore.versions, s3: targetBefore.s3 }, 'every target version is still in S3');

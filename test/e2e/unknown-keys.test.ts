@@ -34,7 +34,7 @@ t.test('a malformed key in an owned prefix: submit refuses the inventory (exit 4
   t.equal(submit.code, 4, show(submit));
   t.match(submit.json, { error: /not-a-hash\.txt/ });
   const [req] = await sql<{ id: string; stage: string; inventory_digest: string | null }[]>`
-    select id, stage, inventory_digest from public.community_deletion_requests where community_id = ${early.id}`;
+    select id, stage, inventory_digest from community_deletion.requests where community_id = ${early.id}`;
   t.match(req, { stage: 'submitted', inventory_digest: null }, 'no inventory was frozen');
 
   // Remediation: the operator removes the stray key; the same requester's resubmission continues.
@@ -91,7 +91,7 @@ t.test('sweep counts the unknown keys and exits 6', async (t) => {
   t.match(sweep.json, { unknown_object_count: 2, truncated: false }, 'weird/thing and the malformed owned key');
   t.same([...sweep.json.unknown_key_sample].sort(), [lateBad, elsewhere].sort(), 'the sample names them');
   t.ok(sweep.json.listed_objects > 2, 'the whole bucket was listed');
-  const [rec] = await sql<{ n: number }[]>`select count(*)::int as n from public.storage_taxonomy_sweeps`;
+  const [rec] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.taxonomy_sweeps`;
   t.equal(rec!.n, 1, 'the sweep is recorded');
   t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore, 'bystander byte-identical');
 });

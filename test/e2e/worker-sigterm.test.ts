@@ -27,7 +27,7 @@ t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit
   t.equal(await worker.paused, 'after:fenced');
   // The worker's liveness row appears with its first heartbeat.
   await waitFor(async () => {
-    const rows = await sql`select 1 from public.community_deletion_executor_heartbeats where executor_id = 'worker-1' and request_id = ${id}`;
+    const rows = await sql`select 1 from community_deletion.executor_heartbeats where executor_id = 'worker-1' and request_id = ${id}`;
     return rows.length === 1;
   }, 'a heartbeat of worker-1');
   t.match(await requestRow(sql, id), { stage: 'drained', lease_owner: 'worker-1', lease_generation: '1' }, 'the worker holds the lease');
@@ -43,7 +43,7 @@ t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit
   t.match(row, { stage: 'drained', lease_owner: null, lease_until: null, blocked_at: null, retry_count: 0, last_error: null, lease_generation: '1' });
   t.same((await checkpoints(sql, id)).filter((c) => c.status === 'failed'), [], 'no failed checkpoint');
   const [hb] = await sql<{ stopped: boolean; draining: boolean }[]>`
-    select stopped_at is not null as stopped, draining from public.community_deletion_executor_heartbeats where executor_id = 'worker-1'`;
+    select stopped_at is not null as stopped, draining from community_deletion.executor_heartbeats where executor_id = 'worker-1'`;
   t.same(hb, { stopped: true, draining: true }, 'the liveness row says stopped');
 
   const run = await deletions(['run', id], env);
@@ -63,7 +63,7 @@ t.test('SIGTERM while idle: exits at once, not after its poll backoff', async (t
     const rows = await sql`
       select 1 from pg_stat_activity
       where datname = current_database() and application_name = 'deletions-executor'
-        and state = 'idle' and query ilike '%deletion_claim%'`;
+        and state = 'idle' and query ilike '%community_deletion.claim%'`;
     return rows.length > 0;
   }, 'the idle worker to poll once');
   process.kill(worker.pid, 'SIGTERM');

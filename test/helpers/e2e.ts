@@ -249,11 +249,11 @@ export { fingerprint, type Fingerprint } from '../../src/dev/fingerprint.js';
  */
 export async function submitAndApprove(sql: postgres.Sql, store: S3Store, host: string, options: { chunkSize?: number } = {}): Promise<string> {
   const [req] = await sql<{ id: string; community_id: string }[]>`
-    select id, community_id from public.deletion_submit(${host}, 'alice@ops', 'e2e test')`;
+    select id, community_id from community_deletion.submit(${host}, 'alice@ops', 'e2e test')`;
   const taxonomy = await loadTaxonomy(sql);
   const summary = await enumerateOwnedStorage(store, taxonomy, req!.community_id, { chunkSize: options.chunkSize ?? 10_000 });
-  await sql`select 1 from public.deletion_freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
-  await sql`select 1 from public.deletion_approve(${req!.id}::uuid, 'bob@ops', 'e2e approval')`;
+  await sql`select 1 from community_deletion.freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
+  await sql`select 1 from community_deletion.approve(${req!.id}::uuid, 'bob@ops', 'e2e approval')`;
   return req!.id;
 }
 
@@ -277,7 +277,7 @@ export interface RequestRow {
 }
 
 export async function requestRow(sql: postgres.Sql, id: string): Promise<RequestRow> {
-  const [row] = await sql<RequestRow[]>`select * from public.community_deletion_requests where id = ${id}`;
+  const [row] = await sql<RequestRow[]>`select * from community_deletion.requests where id = ${id}`;
   if (!row) throw new Error(`no request ${id}`);
   return row;
 }
@@ -295,7 +295,7 @@ export interface CheckpointRow {
 export async function checkpoints(sql: postgres.Sql, id: string): Promise<CheckpointRow[]> {
   return sql<CheckpointRow[]>`
     select stage, unit_key, status, attempts, lease_generation, detail, error
-    from public.community_deletion_checkpoints where request_id = ${id} order by sequence`;
+    from community_deletion.checkpoints where request_id = ${id} order by sequence`;
 }
 
 /**
@@ -307,7 +307,7 @@ export async function checkpoints(sql: postgres.Sql, id: string): Promise<Checkp
  */
 export async function expireLease(sql: postgres.Sql, id: string): Promise<void> {
   const rows = await sql`
-    update public.community_deletion_requests set lease_until = now() - interval '1 hour'
+    update community_deletion.requests set lease_until = now() - interval '1 hour'
      where id = ${id} and lease_owner is not null returning id`;
   if (rows.length !== 1) throw new Error(`request ${id} has no lease to expire`);
 }

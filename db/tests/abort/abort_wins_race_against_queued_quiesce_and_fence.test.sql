@@ -6,7 +6,7 @@
 \ir ../fixtures/fence.sql
 select * from tests.fx_claimed('race-quiesce.example', 'executor-1') \gset q_
 select * from tests.fx_claimed('race-fence.example', 'executor-2') \gset f_
-select public.deletion_begin_quiescing(:'f_request_id', 'executor-2', :f_generation);
+select community_deletion.begin_quiescing(:'f_request_id', 'executor-2', :f_generation);
 
 set statement_timeout = '120s';
 begin;
@@ -19,12 +19,12 @@ select tests.fx_pid('exec') as exec_pid \gset
 
 -- Round 1: abort vs a queued quiesce.
 select dblink_exec('gate', 'begin');
-select * from dblink('gate', format('select pg_advisory_xact_lock(public._deletion_community_lock_key(%L))::text', :'q_community_id')) as t(x text);
+select * from dblink('gate', format('select pg_advisory_xact_lock(community_deletion._community_lock_key(%L))::text', :'q_community_id')) as t(x text);
 select dblink_send_query('operator', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_abort(%L, %L, %L)', :'q_request_id', 'carol', 'race')));
+  format('select community_deletion.abort(%L, %L, %L)', :'q_request_id', 'carol', 'race')));
 select ok(tests.fx_waits_for_lock(:operator_pid), 'abort queues on the community lock');
 select dblink_send_query('exec', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_begin_quiescing(%L, %L, %s)', :'q_request_id', 'executor-1', :q_generation)));
+  format('select community_deletion.begin_quiescing(%L, %L, %s)', :'q_request_id', 'executor-1', :q_generation)));
 select ok(tests.fx_waits_for_lock(:exec_pid), 'quiesce queues behind it');
 select dblink_exec('gate', 'commit');
 select is(tests.fx_result('operator'), '00000', 'abort wins the lock and commits');
@@ -34,12 +34,12 @@ select is((select (deletion_state, deletion_fence_generation)::text from public.
 
 -- Round 2: abort vs a queued fence.
 select dblink_exec('gate', 'begin');
-select * from dblink('gate', format('select pg_advisory_xact_lock(public._deletion_community_lock_key(%L))::text', :'f_community_id')) as t(x text);
+select * from dblink('gate', format('select pg_advisory_xact_lock(community_deletion._community_lock_key(%L))::text', :'f_community_id')) as t(x text);
 select dblink_send_query('operator', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_abort(%L, %L, %L)', :'f_request_id', 'carol', 'race')));
+  format('select community_deletion.abort(%L, %L, %L)', :'f_request_id', 'carol', 'race')));
 select ok(tests.fx_waits_for_lock(:operator_pid), 'abort queues on the community lock');
 select dblink_send_query('exec', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_fence(%L, %L, %s)', :'f_request_id', 'executor-2', :f_generation)));
+  format('select community_deletion.fence(%L, %L, %s)', :'f_request_id', 'executor-2', :f_generation)));
 select ok(tests.fx_waits_for_lock(:exec_pid), 'the fence queues behind it');
 select dblink_exec('gate', 'commit');
 select is(tests.fx_result('operator'), '00000', 'abort wins the lock and commits');

@@ -18,27 +18,27 @@ select is((select sum(row_count)::int > 28 from tests.scoped_row_counts(:'commun
 -- fenced: enumerate, freeze, drained
 select tests.dx_enumerate(:'request_id', :'owner', :'generation', :'fence_generation', :'community_id',
   tests.dx_sample_entries(:'community_id'), 2) as manifest \gset
-select lives_ok(format($$ select public.deletion_freeze_destructive_manifest(%L, %L, %s, %s, %L) $$,
+select lives_ok(format($$ select community_deletion.freeze_destructive_manifest(%L, %L, %s, %s, %L) $$,
   :'request_id', :'owner', :'generation', :'fence_generation', :'manifest'), 'the destructive manifest freezes');
-select results_eq(format($$ select prefix, entry_count from public.community_deletion_manifest_keys
+select results_eq(format($$ select prefix, entry_count from community_deletion.manifest_keys
                             where request_id = %L order by chunk_no $$, :'request_id'),
   format($$ values ('_meta/%1$s/', 2), ('_meta/%1$s/', 1), ('_uploads/%1$s/', 1), ('repos/%1$s/', 1) $$, :'community_id'),
   'chunk_size 2 cuts _meta (3 entries) into 2 + 1 and _uploads, repos into 1 chunk each, in prefix order');
-select lives_ok(format($$ select public.deletion_mark_drained(%L, %L, %s, %s) $$,
+select lives_ok(format($$ select community_deletion.mark_drained(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'fenced -> drained');
 
 -- drained: chunk loop
 select is(tests.dx_stamp_all(:'request_id', :'owner', :'generation', :'fence_generation'), 4, 'every chunk is stamped');
-select results_eq(format($$ select total, deleted from public.deletion_key_chunk_progress(%L) $$, :'request_id'),
+select results_eq(format($$ select total, deleted from community_deletion.key_chunk_progress(%L) $$, :'request_id'),
   $$ values (4, 4) $$, 'progress reports (total, deleted)');
-select lives_ok(format($$ select public.deletion_mark_bindings_removed(%L, %L, %s, %s, '{"deleted_versions": 5}') $$,
+select lives_ok(format($$ select community_deletion.mark_bindings_removed(%L, %L, %s, %s, '{"deleted_versions": 5}') $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'drained -> bindings_removed');
 
 -- bindings_removed: purge
-select public.deletion_purge_postgres(:'request_id', :'owner', :'generation', :'fence_generation') as purge_result \gset
+select community_deletion.purge_postgres(:'request_id', :'owner', :'generation', :'fence_generation') as purge_result \gset
 select is((select count(*)::int from jsonb_object_keys((:'purge_result'::jsonb) -> 'deleted')), 28,
   'the purge reports a row count for each of the 28 scoped tables');
-select is((select stage from public.community_deletion_requests where id = :'request_id'), 'postgres_purged',
+select is((select stage from community_deletion.requests where id = :'request_id'), 'postgres_purged',
   'bindings_removed -> postgres_purged');
 select is_empty(format($$ select table_name from tests.scoped_row_counts(%L) where row_count > 0 $$, :'community_id'),
   'no scoped table holds a target row');
@@ -49,23 +49,23 @@ select is((select count(*) from public.product_feedback) + (select count(*) from
   :'provenance_before'::bigint, 'provenance rows are kept (their community is nulled, not deleted)');
 select is((select count(*)::int from public.product_feedback where community_id is null), 3,
   'the target''s feedback rows remain with a NULL community');
-select is((select count(*)::int from public.community_deletion_checkpoints
+select is((select count(*)::int from community_deletion.checkpoints
             where request_id = :'request_id' and stage = 'bindings_removed' and unit_key like 'purge:%'), 28,
   'one purge checkpoint per scoped table');
 
 -- postgres_purged → cache_purged → (proof) → logically_verified → retention_pending
-select lives_ok(format($$ select public.deletion_mark_cache_purged(%L, %L, %s, %s, '{"unlinked": 7, "scans": 1}') $$,
+select lives_ok(format($$ select community_deletion.mark_cache_purged(%L, %L, %s, %s, '{"unlinked": 7, "scans": 1}') $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'postgres_purged -> cache_purged');
-select lives_ok(format($$ select public.deletion_verify_postgres_absence(%L, %L, %s, %s) $$,
+select lives_ok(format($$ select community_deletion.verify_postgres_absence(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'the PostgreSQL absence proof passes');
-select lives_ok(format($$ select public.deletion_mark_logically_verified(%L, %L, %s, %s, '{"s3": "empty", "redis": "empty"}') $$,
+select lives_ok(format($$ select community_deletion.mark_logically_verified(%L, %L, %s, %s, '{"s3": "empty", "redis": "empty"}') $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'cache_purged -> logically_verified');
-select is((select count(*)::int from public.community_deletion_manifest_keys where request_id = :'request_id'), 0,
+select is((select count(*)::int from community_deletion.manifest_keys where request_id = :'request_id'), 0,
   'the key chunks were dropped with logically_verified');
-select lives_ok(format($$ select public.deletion_mark_retention_pending(%L, %L, %s, %s, '{"shared_cas": "retained"}') $$,
+select lives_ok(format($$ select community_deletion.mark_retention_pending(%L, %L, %s, %s, '{"shared_cas": "retained"}') $$,
   :'request_id', :'owner', :'generation', :'fence_generation'), 'logically_verified -> retention_pending');
 select row_eq(format($$ select stage, lease_owner, completed_at is not null, retry_count, blocked_at
-                        from public.community_deletion_requests where id = %L $$, :'request_id'),
+                        from community_deletion.requests where id = %L $$, :'request_id'),
   row('retention_pending'::text, null::text, true, 0, null::timestamptz),
   'the request is completed with its lease released and no retry state');
 
@@ -87,7 +87,7 @@ select is(tests.community_fingerprint(:'bystander'), :'bystander_before', 'the b
 select is((select deletion_state from public.communities where id = :'bystander'), 'active', 'the bystander is still active');
 
 -- a terminal request runs nothing again
-select throws_ok(format($$ select public.deletion_purge_postgres(%L, %L, %s, %s) $$,
+select throws_ok(format($$ select community_deletion.purge_postgres(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'),
   'DL4L1', null, 'the completed request''s token is no longer current');
 

@@ -1,4 +1,4 @@
--- deletion_append_key_chunk admits only a chunk that can belong to the
+-- community_deletion.append_key_chunk admits only a chunk that can belong to the
 -- target's frozen enumeration: contiguous number, owned prefix, non-empty,
 -- canonical entries under the prefix matching the taxonomy, strictly
 -- ascending within and across chunks, under a current fenced token.
@@ -12,11 +12,11 @@ select '_meta/' || :'community_id' || '/' as meta, 'repos/' || :'community_id' |
 
 -- A small wrapper so each refusal reads as one line.
 create function pg_temp.append(p_no integer, p_prefix text, p_entries jsonb) returns void language sql as $$
-  select public.deletion_append_key_chunk(
-    (select id from public.community_deletion_requests where community_host = 'target.example'),
+  select community_deletion.append_key_chunk(
+    (select id from community_deletion.requests where community_host = 'target.example'),
     'executor-1',
-    (select lease_generation from public.community_deletion_requests where community_host = 'target.example'),
-    (select fence_generation from public.community_deletion_requests where community_host = 'target.example'),
+    (select lease_generation from community_deletion.requests where community_host = 'target.example'),
+    (select fence_generation from community_deletion.requests where community_host = 'target.example'),
     p_no, p_prefix, p_entries)
 $$;
 
@@ -88,7 +88,7 @@ select throws_ok(format($$ select pg_temp.append(2, %L, %L) $$, :'meta',
   'DL6K1', null, 'going back to an earlier prefix is refused');
 
 -- The token must be current and fenced.
-select throws_ok(format($$ select public.deletion_append_key_chunk(%L, %L, %s, %s, 2, %L, %L) $$,
+select throws_ok(format($$ select community_deletion.append_key_chunk(%L, %L, %s, %s, 2, %L, %L) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'::bigint + 1, :'repos',
   jsonb_build_array(tests.dx_entry(tests.dx_repo_key(:'community_id', 'r2')))),
   'DL4L1', null, 'a wrong fence generation is a stale token');

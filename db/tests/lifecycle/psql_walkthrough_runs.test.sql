@@ -13,16 +13,16 @@ select tests.seed_community('walkthrough.example', 2) as target \gset
 \o
 
 select is(:'community_id'::uuid, :'target'::uuid, 'the walkthrough resolved the host to the community');
-select is((select stage from public.community_deletion_requests where id = :'request_id'), 'approved',
+select is((select stage from community_deletion.requests where id = :'request_id'), 'approved',
   'the walkthrough leaves the request approved');
-select is((select approved_by from public.community_deletion_approvals where request_id = :'request_id'), 'bob',
+select is((select approved_by from community_deletion.approvals where request_id = :'request_id'), 'bob',
   'approved by the second operator');
-select is((select requested_by from public.community_deletion_requests where id = :'request_id'), 'alice',
+select is((select requested_by from community_deletion.requests where id = :'request_id'), 'alice',
   'requested by the first operator');
-select is((select storage_manifest->'prefixes'->0->>'prefix' from public.community_deletion_requests where id = :'request_id'),
+select is((select storage_manifest->'prefixes'->0->>'prefix' from community_deletion.requests where id = :'request_id'),
   '_meta/' || :'target' || '/', 'the hand-written storage summary was accepted');
-select is(public.deletion_inspect(:'request_id')->>'state', 'runnable', 'inspect says it is ready for an executor');
-select is((select request_id from public.deletion_list(1)), :'request_id'::uuid, 'list shows it first');
+select is(community_deletion.inspect(:'request_id')->>'state', 'runnable', 'inspect says it is ready for an executor');
+select is((select request_id from community_deletion.list_requests(1)), :'request_id'::uuid, 'list shows it first');
 
 select * from finish();
 rollback;

@@ -11,14 +11,14 @@ select tests.lc_approved('retry.example') as rid \gset
 create temporary table outcomes (n integer, result jsonb);
 do $$
 declare
-  v_request uuid := (select id from public.community_deletion_requests where community_host = 'retry.example');
+  v_request uuid := (select id from community_deletion.requests where community_host = 'retry.example');
   v_generation bigint;
   n integer;
 begin
   for n in 1..8 loop
-    update public.community_deletion_requests set next_attempt_at = now() where id = v_request and blocked_at is null;
-    select c.lease_generation into v_generation from public.deletion_claim('exec-' || n, v_request) c;
-    insert into outcomes values (n, public.deletion_record_failure(
+    update community_deletion.requests set next_attempt_at = now() where id = v_request and blocked_at is null;
+    select c.lease_generation into v_generation from community_deletion.claim('exec-' || n, v_request) c;
+    insert into outcomes values (n, community_deletion.record_failure(
       v_request, 'exec-' || n, v_generation, 'approved', 'dependency', 'dependency unavailable ' || n));
   end loop;
 end;
@@ -41,62 +41,62 @@ select is((select count(*)::int from outcomes where n < 8 and (result->>'next_at
   'every retry is in the future');
 
 select is((select row(retry_count, retry_stage, blocked_at is not null, lease_owner)::text
-             from public.community_deletion_requests where id = :'rid'),
+             from community_deletion.requests where id = :'rid'),
   row(8, 'approved', true, null::text)::text, 'the request is blocked at the exhausted stage with the lease released');
-select matches((select blocked_reason from public.community_deletion_requests where id = :'rid'), 'dependency unavailable 8',
+select matches((select blocked_reason from community_deletion.requests where id = :'rid'), 'dependency unavailable 8',
   'the block reason carries the last error');
-select is((select row(status, attempts, error)::text from public.community_deletion_checkpoints
+select is((select row(status, attempts, error)::text from community_deletion.checkpoints
             where request_id = :'rid' and unit_key = 'dependency'),
   row('failed', 8, 'dependency unavailable 8')::text, 'the unit''s failed checkpoint counts all 8 attempts');
-select is(public.deletion_inspect(:'rid')->>'state', 'blocked', 'inspect reports blocked');
+select is(community_deletion.inspect(:'rid')->>'state', 'blocked', 'inspect reports blocked');
 
-update public.community_deletion_requests set next_attempt_at = now() - interval '1 second' where id = :'rid';
-select is((select count(*)::int from public.deletion_claim('exec-9', :'rid')), 0, 'a blocked request is not claimable');
+update community_deletion.requests set next_attempt_at = now() - interval '1 second' where id = :'rid';
+select is((select count(*)::int from community_deletion.claim('exec-9', :'rid')), 0, 'a blocked request is not claimable');
 
 select is((select row(blocked_at, retry_count, retry_stage, last_error, stage)::text
-             from public.deletion_unblock(:'rid', 'carol', 'dependency repaired')),
+             from community_deletion.unblock(:'rid', 'carol', 'dependency repaired')),
   row(null::timestamptz, 0, null::text, null::text, 'approved')::text,
   'unblock clears the block and the streak and keeps the stage');
 
 select tests.lc_claim(:'rid', 'exec-10') as g \gset
 select ok(:'g'::bigint > 0, 'the unblocked request is claimable again');
-select is((public.deletion_record_failure(:'rid', 'exec-10', :g, 'approved', 'dependency', 'flaky again'))->>'retry_count', '1',
+select is((community_deletion.record_failure(:'rid', 'exec-10', :g, 'approved', 'dependency', 'flaky again'))->>'retry_count', '1',
   'after unblock the streak restarts at 1');
 
-update public.community_deletion_requests set next_attempt_at = now() where id = :'rid';
+update community_deletion.requests set next_attempt_at = now() where id = :'rid';
 select tests.lc_claim(:'rid', 'exec-11') as g \gset
-select is((public.deletion_record_failure(:'rid', 'exec-11', :g, 'approved', 'dependency', 'flaky'))->>'retry_count', '2',
+select is((community_deletion.record_failure(:'rid', 'exec-11', :g, 'approved', 'dependency', 'flaky'))->>'retry_count', '2',
   'the streak continues at the same stage');
-update public.community_deletion_requests set next_attempt_at = now() where id = :'rid';
+update community_deletion.requests set next_attempt_at = now() where id = :'rid';
 select tests.lc_claim(:'rid', 'exec-12') as g \gset
-select lives_ok(format($$ select public._deletion_advance(%L, 'exec-12', %s, 'approved', 'fenced', 1) $$, :'rid', :g),
+select lives_ok(format($$ select community_deletion._advance(%L, 'exec-12', %s, 'approved', 'fenced', 1) $$, :'rid', :g),
   'progress: the request advances to fenced');
-select is((select row(stage, retry_count, retry_stage)::text from public.community_deletion_requests where id = :'rid'),
+select is((select row(stage, retry_count, retry_stage)::text from community_deletion.requests where id = :'rid'),
   row('fenced', 0, null::text)::text, 'the stage advance resets the streak');
-select is((public.deletion_record_failure(:'rid', 'exec-12', :g, 'fenced', 'disconnect', 'redis down'))->>'retry_count', '1',
+select is((community_deletion.record_failure(:'rid', 'exec-12', :g, 'fenced', 'disconnect', 'redis down'))->>'retry_count', '1',
   'a failure at the next stage starts a new streak at 1');
-select is((select retry_stage from public.community_deletion_requests where id = :'rid'), 'fenced',
+select is((select retry_stage from community_deletion.requests where id = :'rid'), 'fenced',
   'the streak is tracked per stage');
 
 -- A failure at another stage than the streak's restarts the count.
-update public.community_deletion_requests set retry_stage = 'approved', retry_count = 7, next_attempt_at = now() where id = :'rid';
+update community_deletion.requests set retry_stage = 'approved', retry_count = 7, next_attempt_at = now() where id = :'rid';
 select tests.lc_claim(:'rid', 'exec-13') as g \gset
-select is((public.deletion_record_failure(:'rid', 'exec-13', :g, 'fenced', 'disconnect', 'redis down'))->>'blocked', 'false',
+select is((community_deletion.record_failure(:'rid', 'exec-13', :g, 'fenced', 'disconnect', 'redis down'))->>'blocked', 'false',
   'failures at different stages are not consecutive');
 
-select throws_ok(format($$ select public.deletion_record_failure(%L, 'exec-13', %s, 'fenced', 'u', 'x') $$, :'rid', :g),
+select throws_ok(format($$ select community_deletion.record_failure(%L, 'exec-13', %s, 'fenced', 'u', 'x') $$, :'rid', :g),
   'DL4L1', null, 'recording a failure releases the lease: the same token cannot record twice');
-update public.community_deletion_requests set next_attempt_at = now() where id = :'rid';
+update community_deletion.requests set next_attempt_at = now() where id = :'rid';
 select tests.lc_claim(:'rid', 'exec-14') as g \gset
-select throws_ok(format($$ select public.deletion_record_failure(%L, 'exec-14', %s, 'fenced', 'u', '  ') $$, :'rid', :g),
+select throws_ok(format($$ select community_deletion.record_failure(%L, 'exec-14', %s, 'fenced', 'u', '  ') $$, :'rid', :g),
   'DL1I1', null, 'a blank error is refused');
-select throws_ok(format($$ select public.deletion_record_failure(%L, 'exec-14', %s, 'fenced', '', 'x') $$, :'rid', :g),
+select throws_ok(format($$ select community_deletion.record_failure(%L, 'exec-14', %s, 'fenced', '', 'x') $$, :'rid', :g),
   'DL1I1', null, 'a blank unit key is refused');
 
 -- The cap: a long streak never waits more than retry_max_delay (+10%).
-update public.community_deletion_settings set max_consecutive_failures = 50;
-update public.community_deletion_requests set retry_stage = 'fenced', retry_count = 40 where id = :'rid';
-select (public.deletion_record_failure(:'rid', 'exec-14', :g, 'fenced', 'u', 'x'))->>'next_attempt_at' as capped \gset
+update community_deletion.settings set max_consecutive_failures = 50;
+update community_deletion.requests set retry_stage = 'fenced', retry_count = 40 where id = :'rid';
+select (community_deletion.record_failure(:'rid', 'exec-14', :g, 'fenced', 'u', 'x'))->>'next_attempt_at' as capped \gset
 select ok(:'capped'::timestamptz between now() + interval '15 minutes' and now() + interval '16 minutes 30 seconds',
   'a long streak is capped at retry_max_delay plus jitter');
 

@@ -13,13 +13,13 @@ create temporary table good as select tests.lc_storage_summary(:'c') as s;
 create function pg_temp.with(p_path text[], p_value jsonb) returns jsonb language sql
 as $$ select jsonb_set((select s from good), p_path, p_value) $$;
 create function pg_temp.refused(p_summary jsonb) returns text language sql
-as $$ select format('select public._deletion_canonical_storage_summary(%L, %L::jsonb)',
+as $$ select format('select community_deletion._canonical_storage_summary(%L, %L::jsonb)',
                     (select id from public.communities where host = 'shape.example'), p_summary) $$;
 
-select is(public._deletion_canonical_storage_summary(:'c', (select s from good)), (select s from good),
+select is(community_deletion._canonical_storage_summary(:'c', (select s from good)), (select s from good),
   'a valid summary is accepted unchanged');
 select is(
-  public._deletion_canonical_storage_summary(:'c', pg_temp.with('{prefixes,0,object_count}', '0.0')),
+  community_deletion._canonical_storage_summary(:'c', pg_temp.with('{prefixes,0,object_count}', '0.0')),
   (select s from good), 'integers are canonicalised');
 
 select throws_ok(pg_temp.refused(null), 'DL1M1', null, 'a missing summary is refused');

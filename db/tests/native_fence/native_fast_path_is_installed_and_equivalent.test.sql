@@ -10,12 +10,12 @@ begin;
 \ir ../fixtures/fence.sql
 select plan(20);
 
-select is(public.deletion_write_fence_implementation(), 'native',
+select is(community_deletion.write_fence_implementation(), 'native',
   'the migrations installed the native fast path (make -C db/native install)');
 select is_empty($$
   select p.oid::regprocedure::text from pg_proc p join pg_language l on l.oid = p.prolang
-   where p.oid in ('public.tg_scoped_table__enforce_write_fence()'::regprocedure,
-                   'public.tg_scoped_table__refuse_write_early()'::regprocedure)
+   where p.oid in ('community_deletion.tg_scoped_table__enforce_write_fence()'::regprocedure,
+                   'community_deletion.tg_scoped_table__refuse_write_early()'::regprocedure)
      and l.lanname <> 'c' $$,
   'both trigger functions are the library''s');
 
@@ -23,8 +23,8 @@ select is_empty($$
   select u from (select gen_random_uuid() u from generate_series(1, 2000)
                  union all values ('00000000-0000-0000-0000-000000000000'::uuid), ('ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid),
                                   ('80000000-0000-4000-8000-000000000000'::uuid), ('7fffffff-ffff-4fff-bfff-ffffffffffff'::uuid)) x
-  where public._deletion_community_lock_key(u) <> public._deletion_native_community_lock_key(u) $$,
-  'the library computes _deletion_community_lock_key for 2000 random and edge uuids');
+  where community_deletion._community_lock_key(u) <> community_deletion._native_community_lock_key(u) $$,
+  'the library computes community_deletion._community_lock_key for 2000 random and edge uuids');
 
 select is_empty($$
   select c.relname::text from pg_trigger t join pg_class c on c.oid = t.tgrelid
@@ -32,9 +32,9 @@ select is_empty($$
   'the native early triggers carry no WHEN clause');
 select is((select count(*)::int from pg_trigger t
             where t.tgname like '\_010\_community\_write\_fence\_early%'),
-          2 * (select count(*)::int from public.community_deletion_tables where kind = 'scoped'),
+          2 * (select count(*)::int from community_deletion.registered_tables where kind = 'scoped'),
   'every scoped table has both early triggers');
-select lives_ok($$ select public.deletion_validate_catalog() $$, 'the catalog validates with the native fence');
+select lives_ok($$ select community_deletion.validate_catalog() $$, 'the catalog validates with the native fence');
 
 select tests.seed_community('native-active.example', 2) as a \gset
 select tests.seed_community('native-fenced.example', 2) as f \gset
@@ -99,14 +99,14 @@ grant select on public.communities to community_deletion_app;
 
 -- Re-installing: an unloadable library falls back to PL/pgSQL with a warning,
 -- and back.
-select is(public._deletion_install_write_fence(true, '$libdir/community_deletion_fence_absent'), 'plpgsql',
+select is(community_deletion.install_write_fence(true, '$libdir/community_deletion_fence_absent'), 'plpgsql',
   'an unloadable library installs the PL/pgSQL fence');
 select is((select count(*)::int from pg_trigger t
             where t.tgname like '\_010\_community\_write\_fence\_early%' and t.tgqual is null), 0,
   'the PL/pgSQL early triggers carry their WHEN clause again');
-select is(public._deletion_install_write_fence(), 'native', 'installing again with the library restores the native path');
+select is(community_deletion.install_write_fence(), 'native', 'installing again with the library restores the native path');
 select is((select pg_get_userbyid(p.proowner) || ':' || has_function_privilege('public', p.oid, 'execute')::text
-             from pg_proc p where p.oid = 'public._deletion_native_community_lock_key(uuid)'::regprocedure),
+             from pg_proc p where p.oid = 'community_deletion._native_community_lock_key(uuid)'::regprocedure),
   'community_deletion_owner:false', 'the re-created library function is the owner''s and not executable by PUBLIC');
 
 select * from finish();

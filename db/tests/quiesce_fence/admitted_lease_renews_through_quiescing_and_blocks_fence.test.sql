@@ -8,18 +8,18 @@ select plan(11);
 
 select * from tests.fx_claimed('p1.example', 'executor-1') \gset
 select (l).id as lease_id, (l).generation as lease_gen, (l).fence_generation as lease_fence, (l).lease_until as lease_until
-  from (select public.deletion_serving_lease_acquire(:'community_id', 'media_upload', 'relay-1', 60) as l) x \gset
+  from (select community_deletion.acquire_serving_lease(:'community_id', 'media_upload', 'relay-1', 60) as l) x \gset
 
-select public.deletion_begin_quiescing(:'request_id', 'executor-1', :generation);
+select community_deletion.begin_quiescing(:'request_id', 'executor-1', :generation);
 
-select lives_ok(format($$ select public.deletion_serving_lease_verify(%L, 'relay-1', %s, %s) $$, :'lease_id', :lease_gen, :lease_fence),
+select lives_ok(format($$ select community_deletion.verify_serving_lease(%L, 'relay-1', %s, %s) $$, :'lease_id', :lease_gen, :lease_fence),
   'the admitted lease still verifies while quiescing');
-select cmp_ok(public.deletion_serving_lease_renew(:'lease_id', 'relay-1', :lease_gen, :lease_fence, 120), '>', :'lease_until'::timestamptz,
+select cmp_ok(community_deletion.renew_serving_lease(:'lease_id', 'relay-1', :lease_gen, :lease_fence, 120), '>', :'lease_until'::timestamptz,
   'the admitted lease renews (and extends) while quiescing');
-select throws_ok(format($$ select public.deletion_serving_lease_acquire(%L, 'git_push', 'relay-2') $$, :'community_id'),
+select throws_ok(format($$ select community_deletion.acquire_serving_lease(%L, 'git_push', 'relay-2') $$, :'community_id'),
   'DL5S1', null, 'a new lease is refused while quiescing');
 
-select throws_ok(format($$ select public.deletion_fence(%L, 'executor-1', %s) $$, :'request_id', :generation),
+select throws_ok(format($$ select community_deletion.fence(%L, 'executor-1', %s) $$, :'request_id', :generation),
   'DL5D1', null, 'the fence refuses while the admitted lease is live (serving_not_drained)');
 
 -- The refusal names the count and the operations (DETAIL, JSON) for the operator.
@@ -27,7 +27,7 @@ create function pg_temp.fence_detail(p_request uuid, p_owner text, p_generation 
 language plpgsql as $f$
 declare v_detail text;
 begin
-  perform public.deletion_fence(p_request, p_owner, p_generation);
+  perform community_deletion.fence(p_request, p_owner, p_generation);
   return null;
 exception when sqlstate 'DL5D1' then
   get stacked diagnostics v_detail = pg_exception_detail;
@@ -40,21 +40,21 @@ select is(pg_temp.fence_detail(:'request_id', 'executor-1', :generation) - 'comm
 select is((select deletion_state from public.communities where id = :'community_id'), 'quiescing',
   'the refused fence left the community quiescing');
 
-select is(public.deletion_serving_lease_release(:'lease_id', 'relay-1', :lease_gen, :lease_fence), true,
+select is(community_deletion.release_serving_lease(:'lease_id', 'relay-1', :lease_gen, :lease_fence), true,
   'the holder releases its lease when the effect is done');
-select is(public.deletion_serving_lease_release(:'lease_id', 'relay-1', :lease_gen, :lease_fence), false,
+select is(community_deletion.release_serving_lease(:'lease_id', 'relay-1', :lease_gen, :lease_fence), false,
   'releasing again is harmless');
-select is(public.deletion_fence(:'request_id', 'executor-1', :generation), 1::bigint,
+select is(community_deletion.fence(:'request_id', 'executor-1', :generation), 1::bigint,
   'with no live lease the fence closes at generation 1');
-select throws_ok(format($$ select public.deletion_serving_lease_renew(%L, 'relay-1', %s, %s) $$, :'lease_id', :lease_gen, :lease_fence),
+select throws_ok(format($$ select community_deletion.renew_serving_lease(%L, 'relay-1', %s, %s) $$, :'lease_id', :lease_gen, :lease_fence),
   'DL5S1', null, 'the released lease cannot renew');
 
 -- An expired (not released) lease does not hold a fence back.
 select * from tests.fx_claimed('p1-expired.example', 'executor-2') \gset e_
-select (public.deletion_serving_lease_acquire(:'e_community_id', 'media_upload', 'relay-3')).id as e_lease \gset
-select public.deletion_begin_quiescing(:'e_request_id', 'executor-2', :e_generation);
-update public.community_serving_write_leases set lease_until = now() - interval '1 second' where id = :'e_lease';
-select is(public.deletion_fence(:'e_request_id', 'executor-2', :e_generation), 1::bigint,
+select (community_deletion.acquire_serving_lease(:'e_community_id', 'media_upload', 'relay-3')).id as e_lease \gset
+select community_deletion.begin_quiescing(:'e_request_id', 'executor-2', :e_generation);
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where id = :'e_lease';
+select is(community_deletion.fence(:'e_request_id', 'executor-2', :e_generation), 1::bigint,
   'an expired lease does not hold the fence back');
 
 select * from finish();

@@ -5,7 +5,7 @@
 \ir ../fixtures/fence.sql
 select * from tests.fx_claimed('open-writer.example', 'executor-1') \gset
 select (l).id as lease_id, (l).generation as lease_gen, (l).fence_generation as lease_fence
-  from (select public.deletion_serving_lease_acquire(:'community_id', 'media_upload', 'relay-1', 600) as l) x \gset
+  from (select community_deletion.acquire_serving_lease(:'community_id', 'media_upload', 'relay-1', 600) as l) x \gset
 
 set statement_timeout = '120s';
 begin;
@@ -21,7 +21,7 @@ select dblink_exec('writer', 'begin');
 select dblink_exec('writer', format(
   $$ update public.users set display_name = 'open-writer' where community_id = %L $$, :'community_id'));
 select dblink_send_query('exec', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_begin_quiescing(%L, %L, %s)', :'request_id', 'executor-1', :generation)));
+  format('select community_deletion.begin_quiescing(%L, %L, %s)', :'request_id', 'executor-1', :generation)));
 select ok(tests.fx_waits_for_lock(:exec_pid), 'quiesce waits for the community advisory lock held by the open writer');
 select is((select deletion_state from public.communities where id = :'community_id'), 'active',
   'while the writer is open the community is still active');
@@ -33,14 +33,14 @@ select ok(exists (select 1 from public.users where community_id = :'community_id
 -- 2. An admitted serving writer finishes its final mutation (guard, write,
 --    release, one transaction) while the fence is already waiting.
 select dblink_exec('writer', 'begin');
-select * from dblink('writer', format($$ select public.deletion_serving_lease_guard(%L, 'relay-1', %s, %s)::text $$,
+select * from dblink('writer', format($$ select community_deletion.guard_serving_write(%L, 'relay-1', %s, %s)::text $$,
   :'lease_id', :lease_gen, :lease_fence)) as t(x text);
 select dblink_exec('writer', format(
   $$ update public.users set display_name = 'final-upload' where community_id = %L $$, :'community_id'));
-select * from dblink('writer', format($$ select public.deletion_serving_lease_release(%L, 'relay-1', %s, %s)::text $$,
+select * from dblink('writer', format($$ select community_deletion.release_serving_lease(%L, 'relay-1', %s, %s)::text $$,
   :'lease_id', :lease_gen, :lease_fence)) as t(x text);
 select dblink_send_query('exec', format('select tests.fx_sqlstate(%L)',
-  format('select public.deletion_fence(%L, %L, %s)', :'request_id', 'executor-1', :generation)));
+  format('select community_deletion.fence(%L, %L, %s)', :'request_id', 'executor-1', :generation)));
 select ok(tests.fx_waits_for_lock(:exec_pid), 'the fence waits for the open guarded writer');
 select is((select deletion_state from public.communities where id = :'community_id'), 'quiescing',
   'while it is open the community is still quiescing');
@@ -56,7 +56,7 @@ select is((select t.s from dblink('writer', format('select tests.fx_sqlstate(%L)
   $$ insert into public.pubkey_allowlist (community_id, pubkey) values (%L, 'too-late') $$, :'community_id'))) as t(s text)),
   '55000', 'the next write by the same writer is refused (55000)');
 select is((select t.s from dblink('writer', format('select tests.fx_sqlstate(%L)', format(
-  $$ select public.deletion_serving_lease_acquire(%L, 'upload', 'late') $$, :'community_id'))) as t(s text)),
+  $$ select community_deletion.acquire_serving_lease(%L, 'upload', 'late') $$, :'community_id'))) as t(s text)),
   'DL5S1', 'a serving-write lease is refused after the fence (DL5S1)');
 
 select dblink_disconnect('writer');

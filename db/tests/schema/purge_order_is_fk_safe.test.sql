@@ -5,15 +5,15 @@ select plan(4);
 
 select isnt_empty($$
   select 1 from pg_constraint con
-  join public.community_deletion_tables child on ('public.' || child.table_name)::regclass = con.conrelid
-  join public.community_deletion_tables parent on ('public.' || parent.table_name)::regclass = con.confrelid
+  join community_deletion.registered_tables child on ('public.' || child.table_name)::regclass = con.conrelid
+  join community_deletion.registered_tables parent on ('public.' || parent.table_name)::regclass = con.confrelid
   where con.contype = 'f' and child.kind = 'scoped' and parent.kind = 'scoped'
 $$, 'scoped tables reference each other (so purge order matters)');
 
 select is_empty($$
   select child.table_name || ' -> ' || parent.table_name from pg_constraint con
-  join public.community_deletion_tables child on ('public.' || child.table_name)::regclass = con.conrelid
-  join public.community_deletion_tables parent on ('public.' || parent.table_name)::regclass = con.confrelid
+  join community_deletion.registered_tables child on ('public.' || child.table_name)::regclass = con.conrelid
+  join community_deletion.registered_tables parent on ('public.' || parent.table_name)::regclass = con.confrelid
   where con.contype = 'f' and child.kind = 'scoped' and parent.kind = 'scoped'
     and child.table_name <> parent.table_name and child.purge_order >= parent.purge_order
 $$, 'every foreign key between scoped tables goes from an earlier-purged table to a later-purged one');
@@ -33,7 +33,7 @@ select lives_ok(format($$
   begin
     perform set_config('community_deletion.read_state_hard_delete', 'on', true);
     set local role community_deletion_owner;
-    for t in select table_name from public.community_deletion_tables where kind = 'scoped' order by purge_order loop
+    for t in select table_name from community_deletion.registered_tables where kind = 'scoped' order by purge_order loop
       execute format('delete from public.%%I where community_id = %%L', t.table_name, %L);
     end loop;
   end $do$ $$, :'c'), 'deleting in registry purge order succeeds');

@@ -15,8 +15,8 @@ select tests.fx_connect('migrate');
 
 -- 1. destructive transaction first
 select dblink_exec('destroy', 'begin');
-select * from dblink('destroy', 'select public._deletion_lock_schema_destruction_shared()::text') as t(x text);
-select is((select t.x from dblink('destroy2', 'select tests.fx_sqlstate($q$select public._deletion_lock_schema_destruction_shared()$q$)') as t(x text)),
+select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);
+select is((select t.x from dblink('destroy2', 'select tests.fx_sqlstate($q$select community_deletion._lock_schema_destruction_shared()$q$)') as t(x text)),
   '00000', 'another destructive transaction takes the shared lock at the same time');
 select tests.fx_pid('migrate') as migrate_pid \gset
 select dblink_send_query('migrate', format('select tests.fx_sqlstate(%L)',
@@ -32,7 +32,7 @@ select dblink_exec('migrate', 'begin');
 select dblink_exec('migrate', 'create table public.lock_probe_2 (community_id uuid not null, payload text)');
 select tests.fx_pid('destroy') as destroy_pid \gset
 select dblink_send_query('destroy', format('select tests.fx_sqlstate(%L)',
-  'select public._deletion_lock_schema_destruction_shared(); select public.deletion_validate_catalog()'));
+  'select community_deletion._lock_schema_destruction_shared(); select community_deletion.validate_catalog()'));
 select ok(tests.fx_waits_for_lock(:destroy_pid), 'a destructive transaction waits for an open migration');
 select dblink_exec('migrate', 'commit');
 select is(tests.fx_result('destroy'), 'DL7C1',
@@ -42,7 +42,7 @@ select is(tests.fx_result('destroy'), 'DL7C1',
 --    (the destructive transaction already reads the table: were the ALTER to
 --    hold its table lock first, the two could deadlock).
 select dblink_exec('destroy', 'begin');
-select * from dblink('destroy', 'select public._deletion_lock_schema_destruction_shared()::text') as t(x text);
+select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);
 select * from dblink('destroy', 'select count(*)::text from public.pubkey_allowlist') as t(x text);
 select dblink_send_query('migrate', format('select tests.fx_sqlstate(%L)',
   'alter table public.pubkey_allowlist add column note text'));
@@ -50,7 +50,7 @@ select ok(tests.fx_waits_for_lock(:migrate_pid), 'ALTER TABLE waits on the schem
 select dblink_exec('destroy', 'rollback');
 select is(tests.fx_result('migrate'), '00000', 'and proceeds afterwards');
 select dblink_exec('destroy', 'begin');
-select * from dblink('destroy', 'select public._deletion_lock_schema_destruction_shared()::text') as t(x text);
+select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);
 select dblink_send_query('migrate', format('select tests.fx_sqlstate(%L)',
   'drop trigger _010_community_write_fence on public.pubkey_allowlist'));
 select ok(tests.fx_waits_for_lock(:migrate_pid), 'dropping a fence trigger also waits for the destructive transaction');
@@ -58,7 +58,7 @@ select dblink_exec('destroy', 'rollback');
 select is(tests.fx_result('migrate'), '00000', 'and proceeds afterwards');
 
 select dblink_exec('destroy', 'begin');
-select * from dblink('destroy', 'select public._deletion_lock_schema_destruction_shared()::text') as t(x text);
+select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);
 select dblink_send_query('migrate', format('select tests.fx_sqlstate(%L)', 'drop table public.lock_probe'));
 select ok(tests.fx_waits_for_lock(:migrate_pid), 'dropping a table also waits for the destructive transaction');
 select dblink_exec('destroy', 'rollback');
@@ -66,7 +66,7 @@ select is(tests.fx_result('migrate'), '00000', 'and proceeds afterwards');
 
 -- 4. temporary objects take no lock (pgTAP's own plan() creates some)
 select dblink_exec('destroy', 'begin');
-select * from dblink('destroy', 'select public._deletion_lock_schema_destruction_shared()::text') as t(x text);
+select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);
 select is((select t.x from dblink('migrate', format('select tests.fx_sqlstate(%L)',
   'create temp table scratch (a int); create index on scratch (a); drop table scratch')) as t(x text)),
   '00000', 'temporary tables, their indexes and drops do not wait for a destructive transaction');

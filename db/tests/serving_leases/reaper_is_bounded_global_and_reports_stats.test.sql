@@ -7,23 +7,23 @@ select plan(9);
 
 select tests.seed_community('a.example', 1) as a \gset
 select tests.seed_community('t.example', 1) as t \gset
-select public.deletion_serving_lease_acquire(c, 'reaper_test', 'owner-' || i)
+select community_deletion.acquire_serving_lease(c, 'reaper_test', 'owner-' || i)
   from (values (:'a'::uuid, 1), (:'a'::uuid, 2), (:'t'::uuid, 3), (:'t'::uuid, 4)) v(c, i);
-select public.deletion_serving_lease_acquire(:'a', 'still_live', 'live-owner');
-update public.community_serving_write_leases set lease_until = now() - interval '1 second' where operation = 'reaper_test';
+select community_deletion.acquire_serving_lease(:'a', 'still_live', 'live-owner');
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where operation = 'reaper_test';
 select tests.fx_force_state(:'t', 'tombstone', 1);
 
-select is(public.deletion_serving_lease_stats() - 'dead_tuples', '{"active": 1, "expired": 4}'::jsonb,
+select is(community_deletion.serving_lease_stats() - 'dead_tuples', '{"active": 1, "expired": 4}'::jsonb,
   'stats count active and expired leases');
-select ok(public.deletion_serving_lease_stats() ? 'dead_tuples', 'stats report the dead tuple estimate');
-select is(public.deletion_serving_lease_reap(3), 3, 'a reap deletes at most its limit');
-select is((public.deletion_serving_lease_stats()->>'expired')::int, 1, 'one expired lease is left');
-select is(public.deletion_serving_lease_reap(10), 1, 'the next reap deletes the rest, whatever the community''s state');
-select is(public.deletion_serving_lease_reap(10), 0, 'nothing is left to reap');
-select is((select count(*)::int from public.community_serving_write_leases where operation = 'still_live'), 1,
+select ok(community_deletion.serving_lease_stats() ? 'dead_tuples', 'stats report the dead tuple estimate');
+select is(community_deletion.reap_serving_leases(3), 3, 'a reap deletes at most its limit');
+select is((community_deletion.serving_lease_stats()->>'expired')::int, 1, 'one expired lease is left');
+select is(community_deletion.reap_serving_leases(10), 1, 'the next reap deletes the rest, whatever the community''s state');
+select is(community_deletion.reap_serving_leases(10), 0, 'nothing is left to reap');
+select is((select count(*)::int from community_deletion.serving_write_leases where operation = 'still_live'), 1,
   'a live lease is never reaped');
-select throws_ok($$ select public.deletion_serving_lease_reap(0) $$, 'DL1I1', null, 'a limit below 1 is refused');
-select throws_ok($$ select public.deletion_serving_lease_reap(10001) $$, 'DL1I1', null, 'a limit above 10000 is refused');
+select throws_ok($$ select community_deletion.reap_serving_leases(0) $$, 'DL1I1', null, 'a limit below 1 is refused');
+select throws_ok($$ select community_deletion.reap_serving_leases(10001) $$, 'DL1I1', null, 'a limit above 10000 is refused');
 
 select * from finish();
 rollback;

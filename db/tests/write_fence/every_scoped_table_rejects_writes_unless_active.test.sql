@@ -9,7 +9,7 @@ select tests.seed_community('target.example', 2) as t \gset
 select tests.seed_community('bystander.example', 2) as b \gset
 
 select is(
-  (select count(*)::int from unnest(public._deletion_live_fenced_tables()) t),
+  (select count(*)::int from unnest(community_deletion._live_fenced_tables()) t),
   28, 'all 28 registered scoped tables carry the write fence');
 
 select lives_ok(

@@ -34,13 +34,13 @@ select throws_ok(
   format($$ insert into public.pubkey_allowlist (community_id, pubkey) values (%L, 'forged') $$, :'q'),
   '55000', null, 'forged serving-write settings do not admit a write to a quiescing community');
 select throws_ok(
-  format($$ select public.assert_community_write_allowed(%L) $$, :'f'),
+  format($$ select community_deletion.assert_community_write_allowed(%L) $$, :'f'),
   '55000', null, 'assert_community_write_allowed ignores forged settings');
 select throws_ok(
-  format($$ insert into public.community_deletion_serving_write_grants (xact_id, community_id, lease_id, fence_generation)
+  format($$ insert into community_deletion.serving_write_grants (xact_id, community_id, lease_id, fence_generation)
             values (pg_current_xact_id(), %L, gen_random_uuid(), 0) $$, :'q'),
   '42501', null, 'the application role cannot forge a serving-write grant row');
-select is(public._deletion_serving_write_granted(:'q', 0), false,
+select is(community_deletion._serving_write_granted(:'q', 0), false,
   'the application role holds no serving-write grant it did not obtain through the guard');
 reset role;
 

@@ -37,17 +37,17 @@ select is(pg_temp.in_s2(lvl,
   format($$ delete from public.pubkey_allowlist where community_id = %L $$, :'f')),
   '25000', lvl || ': a write to a fenced community with forged settings gets 25000, not an authorisation answer')
   from unnest(array['repeatable read', 'serializable']) lvl;
-select is(pg_temp.in_s2(lvl, format($$ select public.assert_community_write_allowed(%L) $$, :'a')),
+select is(pg_temp.in_s2(lvl, format($$ select community_deletion.assert_community_write_allowed(%L) $$, :'a')),
   '25000', lvl || ': assert_community_write_allowed refuses (25000)')
   from unnest(array['repeatable read', 'serializable']) lvl;
-select is(pg_temp.in_s2(lvl, format($$ select public.deletion_serving_lease_acquire(%L, 'upload', 'srv') $$, :'a')),
+select is(pg_temp.in_s2(lvl, format($$ select community_deletion.acquire_serving_lease(%L, 'upload', 'srv') $$, :'a')),
   '25000', lvl || ': serving-lease acquisition refuses (25000)')
   from unnest(array['repeatable read', 'serializable']) lvl;
-select is(pg_temp.in_s2(lvl, $$ select public.deletion_begin_quiescing(gen_random_uuid(), 'x', 1) $$),
-  '25000', lvl || ': deletion_begin_quiescing refuses (25000) before looking at the lease')
+select is(pg_temp.in_s2(lvl, $$ select community_deletion.begin_quiescing(gen_random_uuid(), 'x', 1) $$),
+  '25000', lvl || ': community_deletion.begin_quiescing refuses (25000) before looking at the lease')
   from unnest(array['repeatable read', 'serializable']) lvl;
-select is(pg_temp.in_s2(lvl, $$ select public.deletion_fence(gen_random_uuid(), 'x', 1) $$),
-  '25000', lvl || ': deletion_fence refuses (25000) before looking at the lease')
+select is(pg_temp.in_s2(lvl, $$ select community_deletion.fence(gen_random_uuid(), 'x', 1) $$),
+  '25000', lvl || ': community_deletion.fence refuses (25000) before looking at the lease')
   from unnest(array['repeatable read', 'serializable']) lvl;
 
 select dblink_disconnect('s2');

@@ -1,0 +1,113 @@
+-- What \df+ community_deletion.* shows for each function of the SQL API
+-- (docs/sql-api.md). Internal helpers (a leading underscore) and trigger
+-- functions (tg_*) have none: they are not called directly. A test keeps
+-- every API function described.
+
+-- Operators (role community_deletion_operator)
+comment on function community_deletion.submit(text, text, text) is
+  'Open a deletion request for the community with this host (requested_by, reason). One open request per community.';
+comment on function community_deletion.freeze_inventory(uuid, jsonb) is
+  'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated; computes the digest an approver approves.';
+comment on function community_deletion.approve(uuid, text, text, timestamptz, interval) is
+  'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay).';
+comment on function community_deletion.abort(uuid, text, text) is
+  'Abort a request at approved or fenced: the community is active again and the request terminal.';
+comment on function community_deletion.unblock(uuid, text, text) is
+  'Clear a durable block after remediation; the request resumes at the same stage with the same approval.';
+comment on function community_deletion.inspect(uuid) is
+  'Everything about one request as jsonb (request, community, approval, checkpoints, state, explanation) for programs.';
+comment on function community_deletion.request_status(uuid) is
+  'One request as one row for people: stage, state, explanation, lease, retries, block.';
+comment on function community_deletion.request_checkpoints(uuid) is
+  'A request''s checkpoints as rows, in order, with attempts and errors.';
+comment on function community_deletion.list_requests(integer) is
+  'Requests, newest first (max_rows 1..1000), each with its state and explanation.';
+comment on function community_deletion.storage_taxonomy_rules() is
+  'The storage key taxonomy: owned prefixes and shared shapes, with the key pattern each writer produces.';
+comment on function community_deletion.record_taxonomy_sweep(timestamptz, bigint, bigint, jsonb, bigint, boolean) is
+  'Record the result of a fleet-wide storage taxonomy sweep (observational; never gates a deletion).';
+comment on function community_deletion.validate_catalog() is
+  'Raise DL7C1 (listing every problem) unless the live tables with community_id equal the registry, each scoped table is fenced and indexed.';
+comment on function community_deletion.validate_serving_catalog() is
+  'Raise DL7C1 unless every registered scoped table the serving path writes exists with its write fence.';
+comment on function community_deletion.write_fence_implementation() is
+  'Which implementation the write-fence triggers execute: native or plpgsql.';
+
+-- Executors (role community_deletion_executor); every call but claim presents
+-- the lease token (request_id, executor_id, lease_generation).
+comment on function community_deletion.claim(text, uuid, integer) is
+  'Claim the oldest runnable request (or request_id) for executor_id; returns the lease token, or no row.';
+comment on function community_deletion.verify_token(uuid, text, bigint, text) is
+  'Raise DL4L1 unless the lease token is current, unexpired and unblocked at this stage.';
+comment on function community_deletion.lease_state(uuid, text, bigint) is
+  'The stage the holder of this lease token must run next, with the fence generation to present.';
+comment on function community_deletion.heartbeat(uuid, text, bigint, text, integer, boolean) is
+  'Renew the lease (lease_seconds) and record the executor''s liveness; DL4L1 once the lease is lost.';
+comment on function community_deletion.release(uuid, text, bigint) is
+  'Give the lease back without recording a failure (clean shutdown).';
+comment on function community_deletion.executor_stopped(text) is
+  'Mark the executor''s liveness row stopped.';
+comment on function community_deletion.record_failure(uuid, text, bigint, text, text, text) is
+  'Record a transient failure: retry with backoff, or a durable block after the configured streak.';
+comment on function community_deletion.block(uuid, text, bigint, text, text, text) is
+  'Record a permanent failure: block the request durably with the reason.';
+comment on function community_deletion.block_preclaim(uuid, text, text) is
+  'Block a request that no executor could claim (service configuration), so inspect explains it.';
+comment on function community_deletion.begin_quiescing(uuid, text, bigint) is
+  'Approved stage, step 1: refuse new serving-write leases for the community (quiescing).';
+comment on function community_deletion.fence(uuid, text, bigint) is
+  'Approved stage, step 2: once no serving lease is live, close the write fence (new fence generation) and move to fenced.';
+comment on function community_deletion.clear_key_chunks(uuid, text, bigint, bigint) is
+  'Fenced stage: remove key chunks of an unfinished enumeration before enumerating again.';
+comment on function community_deletion.append_key_chunk(uuid, text, bigint, bigint, integer, text, jsonb) is
+  'Fenced stage: store one chunk of the post-fence enumeration (validated against the taxonomy and order).';
+comment on function community_deletion.freeze_destructive_manifest(uuid, text, bigint, bigint, jsonb) is
+  'Fenced stage: freeze the destructive manifest; the stored chunks must hash to it.';
+comment on function community_deletion.mark_drained(uuid, text, bigint, bigint) is
+  'Fenced stage: serving writes are drained and the destructive manifest frozen; move to drained.';
+comment on function community_deletion.next_key_chunk(uuid, text, bigint, bigint) is
+  'Drained stage: the next unstamped key chunk to delete from storage, or no row.';
+comment on function community_deletion.stamp_key_chunk(uuid, text, bigint, bigint, integer, jsonb) is
+  'Drained stage: stamp a chunk deleted (once) and checkpoint it.';
+comment on function community_deletion.key_chunk_progress(uuid) is
+  'Key chunks in total and already stamped deleted.';
+comment on function community_deletion.mark_bindings_removed(uuid, text, bigint, bigint, jsonb) is
+  'Drained stage: every chunk is stamped; move to bindings_removed.';
+comment on function community_deletion.purge_postgres(uuid, text, bigint, bigint) is
+  'Bindings_removed stage: delete the community''s rows in purge order and tombstone it.';
+comment on function community_deletion.mark_cache_purged(uuid, text, bigint, bigint, jsonb) is
+  'Postgres_purged stage: the Redis namespace was purged; move to cache_purged.';
+comment on function community_deletion.verify_postgres_absence(uuid, text, bigint, bigint) is
+  'Cache_purged stage: prove no registered table holds a row of the community.';
+comment on function community_deletion.mark_logically_verified(uuid, text, bigint, bigint, jsonb) is
+  'Cache_purged stage: absence proven in all three stores; move to logically_verified and drop the key chunks.';
+comment on function community_deletion.mark_retention_pending(uuid, text, bigint, bigint, jsonb) is
+  'Logically_verified stage: complete the request (retention_pending) and release the lease.';
+
+-- The host application (role community_deletion_app)
+comment on function community_deletion.acquire_serving_lease(uuid, text, text, integer) is
+  'Admit a serving-path external effect (upload, push, …) for an active community; returns the lease.';
+comment on function community_deletion.renew_serving_lease(uuid, text, bigint, bigint, integer) is
+  'Renew an admitted serving lease (also while the community is quiescing); DL5S1 once it is lost.';
+comment on function community_deletion.verify_serving_lease(uuid, text, bigint, bigint) is
+  'Raise DL5S1 unless the serving lease is still live; call right before an irreversible external call.';
+comment on function community_deletion.release_serving_lease(uuid, text, bigint, bigint) is
+  'Release a serving lease; returns whether it was still live.';
+comment on function community_deletion.guard_serving_write(uuid, text, bigint, bigint) is
+  'Authorise this transaction''s final write for a leased effect while the community is quiescing.';
+comment on function community_deletion.reap_serving_leases(integer) is
+  'Remove expired serving leases and finished transactions'' write grants (at most max_rows); returns how many.';
+comment on function community_deletion.serving_lease_stats() is
+  'Serving leases by state, as jsonb.';
+comment on function community_deletion.community_write_allowed(uuid) is
+  'Whether this transaction may write the community''s rows now (the write fence''s decision).';
+comment on function community_deletion.assert_community_write_allowed(uuid) is
+  'Raise 55000 unless community_write_allowed: fail a write transaction before doing work.';
+
+-- DBAs (migrations)
+comment on function community_deletion.register_scoped_table(regclass, integer) is
+  'Register a tenant table as community-scoped with its purge order and attach the write fence.';
+comment on function community_deletion.register_unscoped_table(regclass, text, text) is
+  'Register a table with a community_id that is not purged: provenance (its community_id is nulled).';
+comment on function community_deletion.install_write_fence(boolean, text) is
+  'Install the write fence''s trigger functions: native when the library loads (superuser), else PL/pgSQL.';

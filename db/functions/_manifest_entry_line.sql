@@ -1,0 +1,19 @@
+-- Canonical storage-manifest entry helpers (docs/manifest-format.md). The
+-- TypeScript enumerator (src/manifest.ts) produces the same bytes; change both
+-- together or the per-prefix digests stop matching.
+--
+-- These three run once per entry (a million times for a large community), so
+-- they are plain SQL expressions WITHOUT a `set search_path` clause: a SET
+-- clause would stop PostgreSQL from inlining them into the per-chunk query
+-- (measured: 3x slower). They reference only pg_catalog built-ins and are
+-- called only from engine functions that themselves run with search_path ''.
+--
+-- Canonical text of one entry: key TAB version_id TAB kind LF (the digest input).
+create or replace function community_deletion._manifest_entry_line(p_entry jsonb)
+  returns text
+  language sql
+  immutable
+  parallel safe
+as $$
+  select (p_entry ->> 'key') || E'\t' || (p_entry ->> 'version_id') || E'\t' || (p_entry ->> 'kind') || E'\n'
+$$;

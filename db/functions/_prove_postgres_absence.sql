@@ -1,0 +1,46 @@
+-- The PostgreSQL half of the absence proof, run inside the caller's
+-- transaction after it took the shared schema-destruction lock and
+-- re-validated the catalog: the community is a tombstone at exactly
+-- p_fence_generation (DL8T1 otherwise) and no registered scoped or provenance
+-- table holds a row for it (DL9A1 naming the table). Returns the number of
+-- tables checked. The registry is read live, so a table registered after the
+-- purge is part of the proof and fails it closed if it holds tenant rows.
+create or replace function community_deletion._prove_postgres_absence(
+  p_request_id uuid,
+  p_community uuid,
+  p_fence_generation bigint)
+  returns integer
+  language plpgsql
+  stable
+  set search_path = ''
+as $$
+declare
+  v_table record;
+  v_remains boolean;
+  v_checked integer := 0;
+begin
+  if not exists (select 1 from public.communities c
+                 where c.id = p_community and c.deletion_state = 'tombstone'
+                   and c.deleted_at is not null and c.deletion_fence_generation = p_fence_generation) then
+    raise exception 'request %: community % is not a tombstone at fence generation %',
+      p_request_id, p_community, p_fence_generation
+      using errcode = 'DL8T1',
+            hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
+  end if;
+  for v_table in
+    select t.table_name from community_deletion.registered_tables t
+    where t.kind in ('scoped', 'provenance')
+    order by t.table_name
+  loop
+    execute format('select exists (select 1 from public.%I where community_id = $1)', v_table.table_name)
+      into v_remains using p_community;
+    if v_remains then
+      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.table_name, p_community
+        using errcode = 'DL9A1',
+              hint = 'Rows of a tombstoned community reappeared or escaped the purge; investigate the writer before unblocking.';
+    end if;
+    v_checked := v_checked + 1;
+  end loop;
+  return v_checked;
+end;
+$$;

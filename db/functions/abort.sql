@@ -1,0 +1,101 @@
+-- Operator API: terminally aborts a request before any object is deleted
+-- (SPEC §6). Only at approved or fenced (wrong_stage, DL2S1; never from drained
+-- on, whatever the checkpoints say); terminal requests refuse (DL2T1); live
+-- serving-write leases refuse (serving_not_drained, DL5D1, retryable).
+-- Under the exclusive community lock (taken FIRST, then row locks, so a queued
+-- quiesce/fence re-verifies its lease after abort and fails): restores the
+-- community (active, pre-quiesce archived_at, fence generation + 1), writes an
+-- 'operator_abort:<uuid>' audit checkpoint, and terminalises the request (lease
+-- dropped, lease generation + 1, block and retry streak cleared). A fresh
+-- request for the community may follow.
+create or replace function community_deletion.abort(request_id uuid, aborted_by text, reason text)
+  returns community_deletion.requests
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_aborted_by alias for $2;
+  p_reason alias for $3;
+  v_aborted_by text := community_deletion._require_text(p_aborted_by, 'aborted_by', 512);
+  v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
+  v_community uuid;
+  v_request community_deletion.requests;
+  v_old_generation bigint;
+  v_new_generation bigint;
+  v_live_leases bigint;
+  v_operations text;
+begin
+  select r.community_id into v_community from community_deletion.requests r where r.id = p_request_id;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  perform community_deletion._lock_community(v_community, true);
+
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  if community_deletion._stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is already terminal (%)', p_request_id, v_request.stage
+      using errcode = 'DL2T1';
+  end if;
+  if not community_deletion._stage_is_abortable(v_request.stage) then
+    raise exception 'deletion request % is at stage %; abort is possible only at approved or fenced',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1',
+            hint = case when v_request.stage in ('submitted', 'inventoried')
+                        then 'Nothing has changed for the community yet; approve and then abort, or leave the request unapproved.'
+                        else 'Object deletion may already have begun; the request can only run to completion (unblock after remediation).' end;
+  end if;
+
+  select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
+    into v_live_leases, v_operations
+    from community_deletion.serving_write_leases l
+   where l.community_id = v_request.community_id and l.lease_until >= now();
+  if v_live_leases > 0 then
+    raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
+      p_request_id, v_request.community_id, v_live_leases, v_operations
+      using errcode = 'DL5D1',
+            hint = 'Retry the abort once the admitted serving writes have finished or their leases expired.';
+  end if;
+
+  select c.deletion_fence_generation into v_old_generation
+    from public.communities c where c.id = v_request.community_id for update;
+  v_new_generation := community_deletion._restore_community(
+    v_request.community_id, v_request.pre_quiesce_archived_at, v_request.quiescing_started_at is not null);
+
+  perform community_deletion._checkpoint(
+    v_request.id, v_request.stage, 'operator_abort:' || gen_random_uuid()::text, 'completed',
+    v_request.lease_generation,
+    jsonb_build_object(
+      'aborted_by', v_aborted_by,
+      'reason', v_reason,
+      'previous_stage', v_request.stage,
+      'previous_lease_owner', v_request.lease_owner,
+      'previous_block', v_request.blocked_reason,
+      'old_fence_generation', v_old_generation,
+      'new_fence_generation', v_new_generation));
+
+  update community_deletion.requests r
+     set stage = 'aborted',
+         aborted_by = v_aborted_by,
+         abort_reason = v_reason,
+         aborted_at = now(),
+         completed_at = now(),
+         fence_generation = v_new_generation,
+         lease_owner = null,
+         lease_until = null,
+         lease_generation = r.lease_generation + 1,
+         blocked_at = null,
+         blocked_reason = null,
+         retry_count = 0,
+         retry_stage = null,
+         next_attempt_at = now(),
+         updated_at = now()
+   where r.id = p_request_id
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;

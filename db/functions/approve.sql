@@ -1,0 +1,93 @@
+-- Operator API: a second operator approves the exact frozen inventory of an
+-- inventoried, unblocked request and moves it to approved. Refusals: the
+-- requester approving (self_approval, DL3A1), a stored inventory that no longer
+-- hashes to its digest (digest_mismatch, DL3A2), wrong stage / blocked /
+-- terminal (DL2S1 / DL2B1 / DL2T1), blank approver or bad timing (DL1I1).
+--
+-- Grace period: nothing runs before the approval's not_before. It is the later
+-- of now() + settings.approval_grace_period (the configured minimum, 0 allowed)
+-- and the requested time (not_before, or now() + delay; at most one of the
+-- two). A requested time earlier than the minimum is raised to the minimum; a
+-- time in the past is accepted only when the minimum is 0 (it then means now).
+-- Abort stays possible throughout the grace period.
+create or replace function community_deletion.approve(
+  request_id uuid, approved_by text, note text default null,
+  not_before timestamptz default null, delay interval default null)
+  returns community_deletion.requests
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_approved_by alias for $2;
+  p_note alias for $3;
+  p_not_before alias for $4;
+  p_delay alias for $5;
+  v_approved_by text := community_deletion._require_text(p_approved_by, 'approved_by', 512);
+  v_note text := community_deletion._bound_text(nullif(btrim(p_note), ''), 4096);
+  v_minimum interval;
+  v_not_before timestamptz;
+  v_request community_deletion.requests;
+begin
+  if p_not_before is not null and p_delay is not null then
+    raise exception 'deletion request %: pass either not_before or delay, not both', p_request_id
+      using errcode = 'DL1I1';
+  end if;
+  if p_delay is not null and p_delay < interval '0' then
+    raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
+      using errcode = 'DL1I1';
+  end if;
+  select s.approval_grace_period into v_minimum from community_deletion.settings s;
+  v_minimum := coalesce(v_minimum, interval '0');
+  if p_not_before is not null and p_not_before < now() and v_minimum > interval '0' then
+    raise exception 'deletion request %: not_before % is in the past', p_request_id, p_not_before
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Pass a future time; the minimum grace period is %s.', v_minimum);
+  end if;
+  v_not_before := greatest(now() + v_minimum, coalesce(p_not_before, now() + p_delay, now()));
+
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if community_deletion._stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
+  end if;
+  if v_request.stage <> 'inventoried' then
+    raise exception 'deletion request % is at stage %, only an inventoried request can be approved',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1',
+            hint = case when v_request.stage = 'submitted' then 'Freeze the inventory first (community_deletion.freeze_inventory).'
+                        else 'Inspect the request (community_deletion.inspect); it was approved already or has moved on.' end;
+  end if;
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
+  end if;
+  if community_deletion._same_operator(v_approved_by, v_request.requested_by) then
+    raise exception 'deletion request %: % requested it and cannot also approve it', p_request_id, v_approved_by
+      using errcode = 'DL3A1', hint = 'A second operator must approve.';
+  end if;
+  if v_request.inventory_digest is distinct from community_deletion._inventory_digest(v_request.inventory_manifest) then
+    raise exception 'deletion request %: the frozen inventory no longer hashes to its digest %',
+      p_request_id, v_request.inventory_digest
+      using errcode = 'DL3A2',
+            hint = 'The stored inventory was modified after it was frozen; investigate the control plane before anyone approves.';
+  end if;
+
+  insert into community_deletion.approvals
+    (request_id, community_id, inventory_digest, approved_by, note, not_before, approved_at)
+  values
+    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, v_note, v_not_before, now());
+
+  update community_deletion.requests r
+     set stage = 'approved', next_attempt_at = v_not_before, updated_at = now()
+   where r.id = p_request_id and r.stage = 'inventoried' and r.blocked_at is null
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;

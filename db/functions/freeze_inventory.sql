@@ -1,0 +1,68 @@
+-- Operator API: freezes the inventory of a submitted request and moves it to
+-- inventoried. The schema half is computed here in SQL after validating the
+-- catalog (DL7C1 on drift); the storage half is the driver's summary of the
+-- three owned prefixes, validated and canonicalised (DL1M1). The canonical
+-- inventory is {"schema": …, "storage": …}; its digest is the lowercase hex
+-- SHA-256 of its jsonb text, which approval later recomputes and binds to.
+create or replace function community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb)
+  returns community_deletion.requests
+  language plpgsql
+  volatile
+  security definer
+  set search_path = ''
+as $$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_storage_manifest alias for $2;
+  v_request community_deletion.requests;
+  v_state text;
+  v_schema jsonb;
+  v_storage jsonb;
+  v_inventory jsonb;
+begin
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+  if community_deletion._stage_is_terminal(v_request.stage) then
+    raise exception 'deletion request % is terminal (%)', p_request_id, v_request.stage using errcode = 'DL2T1';
+  end if;
+  if v_request.stage <> 'submitted' then
+    raise exception 'deletion request % is at stage %, the inventory is frozen only at submitted',
+      p_request_id, v_request.stage
+      using errcode = 'DL2S1';
+  end if;
+  if v_request.blocked_at is not null then
+    raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
+      using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
+  end if;
+  select c.deletion_state into v_state from public.communities c
+   where c.id = v_request.community_id and c.deleted_at is null;
+  if v_state is distinct from 'active' then
+    raise exception 'community % of deletion request % is %, not active',
+      v_request.community_id, p_request_id, coalesce(v_state, 'deleted')
+      using errcode = 'DL2C1';
+  end if;
+
+  perform community_deletion.validate_catalog();
+  v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);
+  v_schema := community_deletion._schema_manifest(v_request.community_id);
+  v_inventory := jsonb_build_object('schema', v_schema, 'storage', v_storage);
+
+  update community_deletion.requests r
+     set stage = 'inventoried',
+         schema_manifest = v_schema,
+         storage_manifest = v_storage,
+         inventory_manifest = v_inventory,
+         inventory_digest = community_deletion._inventory_digest(v_inventory),
+         inventory_frozen_at = now(),
+         last_error = null,
+         last_error_at = null,
+         updated_at = now()
+   where r.id = p_request_id and r.stage = 'submitted' and r.blocked_at is null
+  returning r.* into v_request;
+  return v_request;
+end;
+$$;
