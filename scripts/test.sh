@@ -11,6 +11,7 @@
 #   npm test -- sql-fallback the fence suites on the PL/pgSQL fallback only
 #   npm test -- ts [FILE…]   TypeScript only
 #   npm test -- parity       parity only
+#   npm test -- sources      function sources equal the deployed functions only
 #   npm test -- typecheck    tsc only
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -110,6 +111,11 @@ run_ts() {
   rm -f "$out"
 }
 
+run_sources() {
+  log "== function sources"
+  if bash "$ROOT/scripts/function-sources.sh"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
 run_typecheck() {
   log "== typecheck (tsc --noEmit)"
   if "$ROOT/node_modules/.bin/tsc" --noEmit -p "$ROOT" >&2; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -121,13 +127,14 @@ run_parity() {
 }
 
 case "$what" in
-  all) build_template || exit 1; run_sql; run_sql_fallback; run_ts; run_typecheck; run_parity ;;
+  all) build_template || exit 1; run_sql; run_sql_fallback; run_ts; run_typecheck; run_parity; run_sources ;;
   sql) build_template || exit 1; run_sql "$@"; [ $# -eq 0 ] && run_sql_fallback ;;
   sql-fallback) build_template || exit 1; run_sql_fallback ;;
   ts) build_template || exit 1; run_ts "$@" ;;
   parity) run_parity ;;
+  sources) run_sources ;;
   typecheck) run_typecheck ;;
-  *) log "usage: scripts/test.sh [all|sql|sql-fallback|ts|parity|typecheck] [files…]"; exit 2 ;;
+  *) log "usage: scripts/test.sh [all|sql|sql-fallback|ts|parity|sources|typecheck] [files…]"; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

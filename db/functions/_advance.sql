@@ -2,7 +2,7 @@
 -- do their stage's work in the same transaction; this is the final guarded
 -- write. Refuses anything but the next stage (wrong_stage, DL2S1) and treats a
 -- guarded UPDATE that matches no row as lost ownership (stale_lease, DL4L1).
--- A successful advance clears the retry streak (progress resets it, SPEC §6).
+-- A successful advance clears the retry streak (progress resets it, docs/design.md#failure-handling).
 -- Entering retention_pending also completes the request and releases the lease
 -- (the terminal constraints require both).
 create or replace function community_deletion._advance(

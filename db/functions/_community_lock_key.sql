@@ -1,5 +1,5 @@
 -- The per-community advisory lock that orders lifecycle transitions (quiesce,
--- fence, abort: exclusive) against serving writers (shared). SPEC §5.3.
+-- fence, abort: exclusive) against serving writers (shared). docs/design.md#ordering.
 
 -- Advisory-lock key of a community. Derivation (stable forever; changing it
 -- would let old and new code hold "the same" lock on different keys):

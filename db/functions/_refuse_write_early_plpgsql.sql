@@ -1,4 +1,4 @@
--- The write fence's early refusal (SPEC §5.2), in PL/pgSQL. The triggers
+-- The write fence's early refusal (docs/design.md#write-fence), in PL/pgSQL. The triggers
 -- execute community_deletion.tg_scoped_table__refuse_write_early(), which
 -- write_fence_install.sql makes either the native fast path (it passes rows
 -- of an active community itself, looked up once per statement, and hands

@@ -1,4 +1,4 @@
--- Abort's community restoration (SPEC §6), kept in one helper so the fence
+-- Abort's community restoration (docs/design.md#failure-handling), kept in one helper so the fence
 -- workstream can adjust how it passes the communities lifecycle guard: back to
 -- active, archived_at restored to its pre-quiesce value when quiescing had
 -- captured it (p_restore_archived), and deletion_fence_generation bumped so

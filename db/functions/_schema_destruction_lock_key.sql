@@ -1,4 +1,4 @@
--- Schema/destruction serialisation (SPEC §5.5). One fixed, deployment-wide
+-- Schema/destruction serialisation (docs/design.md#catalog). One fixed, deployment-wide
 -- advisory key: destructive transactions (catalog re-validation + purge, absence
 -- proof) hold it SHARED for their whole transaction; any DDL holds it EXCLUSIVE
 -- from its first DDL command to the end of its transaction (event trigger

@@ -1,4 +1,4 @@
--- The request lifecycle's stages (docs/lifecycle.md, "Stages"): the one
+-- The request lifecycle's stages (docs/sql-api.md#stages): the one
 -- definition of their order, the only legal forward move from each, which
 -- stages an executor may claim, which are terminal, which an operator may
 -- abort at, and from which on the community is fenced. Every other function,

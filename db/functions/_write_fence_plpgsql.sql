@@ -1,4 +1,4 @@
--- The write fence (SPEC §5.2), statement-level — its rules, in PL/pgSQL.
+-- The write fence (docs/design.md#write-fence), statement-level — its rules, in PL/pgSQL.
 -- The triggers execute community_deletion.tg_scoped_table__enforce_write_fence(), which
 -- write_fence_install.sql makes either the native fast path (library
 -- community_deletion_fence, db/native: it decides the common case — one

@@ -1,5 +1,5 @@
 -- Operator API: terminally aborts a request before any object is deleted
--- (SPEC §6). Only at approved or fenced (wrong_stage, DL2S1; never from drained
+-- (docs/design.md#failure-handling). Only at approved or fenced (wrong_stage, DL2S1; never from drained
 -- on, whatever the checkpoints say); terminal requests refuse (DL2T1); live
 -- serving-write leases refuse (serving_not_drained, DL5D1, retryable).
 -- Under the exclusive community lock (taken FIRST, then row locks, so a queued

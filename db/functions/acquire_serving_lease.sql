@@ -1,4 +1,4 @@
--- Serving-write leases (SPEC §3.2, §4 approved stage, §7): a short lease the
+-- Serving-write leases (docs/design.md#control-plane, docs/design.md#lifecycle, docs/design.md#serving-path): a short lease the
 -- serving path holds around an external side effect (S3 upload, git push, push
 -- notification). Acquisition shares the community lock with the writers, so
 -- quiesce (exclusive) orders after every acquisition that started first and

@@ -1,4 +1,4 @@
--- approved stage, step 1 (SPEC §4): persist "quiescing" so no new serving-write
+-- approved stage, step 1 (docs/design.md#lifecycle): persist "quiescing" so no new serving-write
 -- lease is admitted while admitted ones may renew and finish. Order matters:
 -- verify the lease, take the community lock EXCLUSIVELY (waits for every open
 -- writer and acquisition holding it shared), verify the lease AGAIN (an abort

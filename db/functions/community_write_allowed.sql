@@ -1,5 +1,5 @@
 -- The write-fence decision for one community, inside the caller's transaction
--- (SPEC §5.2, §5.3). Takes the community advisory lock SHARED (held to the end of
+-- (docs/design.md#write-fence, docs/design.md#ordering). Takes the community advisory lock SHARED (held to the end of
 -- the transaction, so quiesce/fence/abort, which take it exclusively, order
 -- after this writer), then allows the write iff the community
 --   * is active, or

@@ -1,4 +1,4 @@
--- approved stage, step 2 (SPEC §4, §5.2): close the fence. Same lock discipline
+-- approved stage, step 2 (docs/design.md#lifecycle, docs/design.md#write-fence): close the fence. Same lock discipline
 -- as community_deletion.begin_quiescing (verify, community lock EXCLUSIVE, verify again,
 -- catalog re-check under the shared schema/destruction lock: every scoped table
 -- must carry the fence at the moment it closes, DL7C1 otherwise).

@@ -1,4 +1,4 @@
--- Tombstone and lifecycle protection on communities (SPEC §5.4). The engine is
+-- Tombstone and lifecycle protection on communities (docs/design.md#tombstone). The engine is
 -- recognised by current_user = community_deletion_owner (only its
 -- security-definer functions run as that role; no session setting counts).
 --  * INSERT: a host that belongs to a tombstone is reserved forever

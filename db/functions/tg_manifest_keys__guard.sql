@@ -1,4 +1,4 @@
--- Guard of the frozen destructive key list (SPEC §3.2). Chunks are appended
+-- Guard of the frozen destructive key list (docs/design.md#control-plane). Chunks are appended
 -- only while the request is fenced and its destructive manifest is not yet
 -- frozen, each validated on the way in (community_deletion._check_key_chunk); the only
 -- change ever allowed to a chunk is stamping deleted_at once (at drained,

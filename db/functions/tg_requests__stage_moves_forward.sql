@@ -1,6 +1,6 @@
 -- Enforces the lifecycle graph on every stage change, whoever writes it
 -- (wrong_stage, DL2S1): exactly one step forward, or to aborted from approved
--- or fenced only (never from drained on, SPEC §6). Runs AFTER UPDATE so the
+-- or fenced only (never from drained on, docs/design.md#failure-handling). Runs AFTER UPDATE so the
 -- table's CHECK constraints report malformed rows first.
 create or replace function community_deletion.tg_requests__stage_moves_forward()
   returns trigger

@@ -1,5 +1,5 @@
 -- Operator API: clears a durable block after the operator remediated its cause
--- (SPEC §6). Only a blocked (else request_not_blocked, DL2B2), non-terminal
+-- (docs/design.md#failure-handling). Only a blocked (else request_not_blocked, DL2B2), non-terminal
 -- (DL2T1) request with no live executor lease (lease_held, DL4L2). Keeps the
 -- target, approval, inventory, stage and fence generation; appends an
 -- 'operator_unblock:<uuid>' audit checkpoint carrying the previous block

@@ -1,4 +1,4 @@
--- Serving readiness (SPEC §5.5, seeds' validate_serving_catalog): the asymmetric
+-- Serving readiness (docs/design.md#catalog): the asymmetric
 -- counterpart of community_deletion.validate_catalog. A serving process may start when the
 -- fence machinery is present and every REGISTERED scoped table carries the write
 -- fence; unknown extra tables (a migration ahead of the registry) do not stop

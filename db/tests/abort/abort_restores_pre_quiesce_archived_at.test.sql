@@ -1,4 +1,4 @@
--- Abort's community restoration (SPEC §6, review hardening 3): back to active,
+-- Abort's community restoration (docs/design.md#failure-handling): back to active,
 -- archived_at restored to its value BEFORE the deletion quiesced it (a
 -- previously archived community keeps its old timestamp, a never-archived one
 -- returns to NULL), the fence generation bumped so every stale executor token

@@ -1,4 +1,4 @@
--- community_deletion.validate_catalog (SPEC §5.5): the live tables with community_id
+-- community_deletion.validate_catalog (docs/design.md#catalog): the live tables with community_id
 -- equal the registry; the fenced tables equal the registered scoped tables
 -- (detection rule: enabled ROW BEFORE INSERT+UPDATE+DELETE trigger executing
 -- tg_scoped_table__enforce_write_fence()); every scoped table has community_id

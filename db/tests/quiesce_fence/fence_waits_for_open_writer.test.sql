@@ -1,4 +1,4 @@
--- SPEC §5.3: a writer holds the community lock shared until it commits; quiesce
+-- docs/design.md#ordering: a writer holds the community lock shared until it commits; quiesce
 -- and fence take it exclusively, so each orders after every write that started
 -- first. After the fence, the next write is refused (55000). Real concurrent
 -- sessions (dblink); the setup is committed (own database per file).

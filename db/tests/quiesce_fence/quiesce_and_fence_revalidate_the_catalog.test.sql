@@ -1,4 +1,4 @@
--- The approved stage re-checks the catalog inside the transition (SPEC §4
+-- The approved stage re-checks the catalog inside the transition (docs/design.md#lifecycle
 -- "structural catalog re-check"): a table with community_id that appeared
 -- after the claim stops quiesce and fence (catalog_drift DL7C1) without
 -- changing the community — the fence must never close with an unfenced table.

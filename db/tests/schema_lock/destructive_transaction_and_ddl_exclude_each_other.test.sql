@@ -1,4 +1,4 @@
--- SPEC §5.5: destructive transactions hold the schema/destruction lock shared,
+-- docs/design.md#catalog: destructive transactions hold the schema/destruction lock shared,
 -- any DDL (whatever tool issues it) takes it exclusively through the event
 -- trigger. A running destructive transaction holds a CREATE TABLE back until
 -- it commits; a running migration holds the destructive transaction back,

@@ -1,5 +1,5 @@
 -- communities lifecycle columns (deletion_state, deletion_fence_generation,
--- deleted_at) change only through the engine (SPEC §5.4): not for the
+-- deleted_at) change only through the engine (docs/design.md#tombstone): not for the
 -- application role (column privileges, 42501), not for a DBA session
 -- (lifecycle guard, DL8T1), whatever settings it forges. A community under
 -- deletion cannot be changed or deleted outside the engine.

@@ -1,4 +1,4 @@
--- A tombstone can never be deleted, revived, renamed or reused (SPEC §5.4); its
+-- A tombstone can never be deleted, revived, renamed or reused (docs/design.md#tombstone); its
 -- host stays reserved forever, case-insensitively, with a clear error
 -- (host_reserved DL8T2) before the unique index would fire.
 begin;

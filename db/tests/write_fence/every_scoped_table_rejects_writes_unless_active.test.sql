@@ -1,4 +1,4 @@
--- The write fence (SPEC §5.2): every registered scoped table refuses INSERT,
+-- The write fence (docs/design.md#write-fence): every registered scoped table refuses INSERT,
 -- UPDATE and DELETE for a community that is not active (55000), while an active
 -- bystander keeps writing.
 begin;
@@ -30,7 +30,7 @@ select throws_ok(
   format($$ insert into public.pubkey_allowlist (community_id, pubkey) values (%L, 'late') $$, :'t'),
   '55000', null, 'an INSERT for a fenced community is refused');
 
--- The message prefix is part of the documented contract (SPEC §5.2).
+-- The message prefix is part of the documented contract (docs/design.md#write-fence).
 select throws_ok(
   format($$ insert into public.users (community_id, pubkey) values (%L, repeat('a', 64)) $$, :'t'),
   '55000', null, 'an INSERT into users for a fenced community is refused before its constraints');

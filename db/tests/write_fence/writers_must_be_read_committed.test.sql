@@ -1,4 +1,4 @@
--- Writers must run READ COMMITTED (SPEC §5.2): under REPEATABLE READ or
+-- Writers must run READ COMMITTED (docs/design.md#write-fence): under REPEATABLE READ or
 -- SERIALIZABLE a transaction keeps a snapshot that may predate a fence, so
 -- every write and every fence-deciding function refuses it with 25000 — before
 -- any authorisation (forged settings, fenced or active state) is considered.

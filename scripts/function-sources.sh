@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Function-source check: db/functions must be exactly what the migrations
+# deployed. An edit to a function file that no migration includes is inert
+# (the database keeps the old body) and nothing else would notice.
+#
+#   scripts/function-sources.sh [FUNCTIONS_DIR [ENGINE_DIR]]
+#
+# Builds a database from the committed migrations plus current.sql, then:
+#   1. every file FUNCTIONS_DIR/<name>.sql defines exactly one function,
+#      community_deletion.<name>, and nothing else;
+#   2. every function in schema community_deletion has such a file (except the
+#      three that install_write_fence() generates from other sources);
+#   3. ENGINE_DIR/functions.sql includes exactly the files of FUNCTIONS_DIR;
+#   4. re-running every file in a copy of that database changes no function
+#      definition (pg_get_functiondef): the sources equal the deployed code.
+# Exit 0 when all hold, 1 on any difference (printed), 2 on setup failure.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+functions_dir="$(cd "${1:-$ROOT/db/functions}" && pwd)"
+engine_dir="$(cd "${2:-$ROOT/db/engine}" && pwd)"
+db="cd_sources_$$"
+work="$(mktemp -d)"
+trap 'drop_db "$db"; rm -rf "$work"' EXIT
+status=0
+fail() { echo "function sources: FAIL — $*" >&2; status=1; }
+
+# Functions install_write_fence() creates (native: LANGUAGE c; otherwise
+# copies of _write_fence_plpgsql / _refuse_write_early_plpgsql).
+generated='tg_scoped_table__enforce_write_fence tg_scoped_table__refuse_write_early _native_community_lock_key'
+
+# 1. One function per file, named after it: comments, then the one
+#    create or replace function, then nothing but comments.
+for f in "$functions_dir"/*.sql; do
+  name="$(basename "$f" .sql)"
+  defined="$(grep -ciE '^create\s+(or\s+replace\s+)?function\s' "$f")"
+  outside="$(awk '/^create /{inside=1} !inside && !/^\s*(--.*)?$/{n++} inside && /^\$\$;\s*$/{inside=0; after=1; next}
+                  after && !/^\s*(--.*)?$/{n++} END{print n+0}' "$f")"
+  if [ "$defined" != 1 ] || ! grep -qiE "^create\s+or\s+replace\s+function\s+community_deletion\.${name}\s*\(" "$f"; then
+    fail "$(basename "$f") must define exactly one function, community_deletion.$name (create or replace)"
+  elif [ "$outside" != 0 ]; then
+    fail "$(basename "$f") holds statements besides its function (put triggers, grants and data in db/engine or a migration)"
+  fi
+done
+
+# 3. The include index lists exactly the files.
+diff <(ls "$functions_dir" | grep '\.sql$' | LC_ALL=C sort) \
+     <(sed -n 's|^--!include functions/\(.*\.sql\)$|\1|p' "$engine_dir/functions.sql" | LC_ALL=C sort) >"$work/index.diff" ||
+  fail "$engine_dir/functions.sql does not list exactly the files of $functions_dir (< files, > index):
+$(cat "$work/index.diff")"
+
+build_from_migrations "$db" || { echo "function sources: migrations failed to apply" >&2; exit 2; }
+snapshot() {
+  psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "
+    select p.oid::regprocedure::text || ' ' || md5(pg_get_functiondef(p.oid))
+      from pg_proc p where p.pronamespace = 'community_deletion'::regnamespace order by 1"
+}
+snapshot >"$work/deployed.txt" || exit 2
+
+# 2. Every deployed function has its file.
+while read -r sig _; do
+  name="${sig%%(*}"; name="${name#community_deletion.}"
+  case " $generated " in *" $name "*) continue ;; esac
+  [ -f "$functions_dir/$name.sql" ] || fail "$sig is deployed but has no source file $functions_dir/$name.sql"
+done <"$work/deployed.txt"
+
+# 4. Re-running the sources changes nothing.
+for f in "$functions_dir"/*.sql; do
+  if ! psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'set check_function_bodies = off' -f "$f" >"$work/run.log" 2>&1; then
+    fail "$(basename "$f") does not apply over the deployed function (an un-migrated signature change?): $(grep -m1 ERROR "$work/run.log")"
+  fi
+done
+snapshot >"$work/sources.txt" || exit 2
+if ! diff "$work/deployed.txt" "$work/sources.txt" >"$work/defs.diff"; then
+  changed="$(grep -E '^[<>]' "$work/defs.diff" | awk '{print $2}' | sort -u)"
+  fail "these functions differ from what the migrations deployed — include their files in db/migrations/current.sql (then commit the migration):
+$(printf '  %s\n' $changed)"
+fi
+[ "$status" = 0 ] && echo "function sources: OK ($(wc -l <"$work/deployed.txt") deployed functions, every source file matches)"
+exit "$status"
