@@ -78,7 +78,7 @@ COMMENT ON TYPE community_deletion.lease_token IS 'What claim() returns: the lea
 
 CREATE FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint DEFAULT NULL::bigint) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_terminal boolean := p_to = 'retention_pending';
@@ -125,7 +125,7 @@ ALTER FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_ge
 
 CREATE FUNCTION community_deletion._attach_early_fence(p_table text) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_native boolean := community_deletion.write_fence_implementation() = 'native';
@@ -154,7 +154,7 @@ ALTER FUNCTION community_deletion._attach_early_fence(p_table text) OWNER TO com
 
 CREATE FUNCTION community_deletion._bound_text(p text, p_max integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select case when p is null then null
               when pg_catalog.length(p) <= p_max then p
@@ -170,7 +170,7 @@ ALTER FUNCTION community_deletion._bound_text(p text, p_max integer) OWNER TO co
 
 CREATE FUNCTION community_deletion._canonical_storage_summary(p_community uuid, p_summary jsonb, p_what text DEFAULT 'storage summary'::text) RETURNS jsonb
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
   c_empty_digest constant text := 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -321,7 +321,7 @@ ALTER TABLE community_deletion.manifest_keys OWNER TO postgres;
 
 CREATE FUNCTION community_deletion._check_key_chunk(p_chunk community_deletion.manifest_keys, p_community uuid) RETURNS void
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_last community_deletion.manifest_keys;
@@ -401,7 +401,7 @@ ALTER FUNCTION community_deletion._check_key_chunk(p_chunk community_deletion.ma
 
 CREATE FUNCTION community_deletion._check_prefix_digest(p_request_id uuid, p_community uuid, p_summary jsonb, p_count bigint, p_chain text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_digest text := case when p_count = 0 then encode(sha256(''::bytea), 'hex') else p_chain end;
@@ -425,7 +425,7 @@ ALTER FUNCTION community_deletion._check_prefix_digest(p_request_id uuid, p_comm
 
 CREATE FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb DEFAULT '{}'::jsonb, p_error text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   insert into community_deletion.checkpoints as cp
@@ -453,7 +453,7 @@ ALTER FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p
 
 CREATE FUNCTION community_deletion._community_lock_key(p_community uuid) RETURNS bigint
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select ('x' || pg_catalog.left(pg_catalog.replace(p_community::text, '-', ''), 16))::bit(64)::bigint
          # 7165065848772979813::bigint
@@ -463,29 +463,12 @@ $$;
 ALTER FUNCTION community_deletion._community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _ddl_tag_is_deferred(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO ''
-    AS $$
-  select p_tag in ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'CREATE SEQUENCE', 'ALTER SEQUENCE',
-                   'CREATE VIEW', 'CREATE INDEX', 'CREATE FUNCTION', 'DROP TABLE', 'DROP SEQUENCE', 'DROP VIEW',
-                   'DROP INDEX', 'DROP FUNCTION',
-                   'GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
-$$;
-
-
-ALTER FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) OWNER TO community_deletion_owner;
-
---
 -- Name: _has_community_index(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
 CREATE FUNCTION community_deletion._has_community_index(p_table regclass) RETURNS boolean
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select exists (
     select 1 from pg_catalog.pg_index i
@@ -503,7 +486,7 @@ ALTER FUNCTION community_deletion._has_community_index(p_table regclass) OWNER T
 
 CREATE FUNCTION community_deletion._inventory_digest(p_inventory jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select encode(sha256(convert_to(p_inventory::text, 'UTF8')), 'hex')
 $$;
@@ -517,7 +500,7 @@ ALTER FUNCTION community_deletion._inventory_digest(p_inventory jsonb) OWNER TO 
 
 CREATE FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) RETURNS record
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   with e as (
     select t.ord::integer as ord,
@@ -555,7 +538,7 @@ ALTER FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix tex
 
 CREATE FUNCTION community_deletion._live_community_tables() RETURNS text[]
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce(array_agg(c.relname::text order by c.relname::text collate "C"), '{}')
     from pg_catalog.pg_class c
@@ -574,7 +557,7 @@ ALTER FUNCTION community_deletion._live_community_tables() OWNER TO community_de
 
 CREATE FUNCTION community_deletion._live_fenced_tables() RETURNS text[]
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
     from (select c.relname::text as relname
@@ -605,7 +588,7 @@ ALTER FUNCTION community_deletion._live_fenced_tables() OWNER TO community_delet
 
 CREATE FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive boolean) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if p_exclusive then
@@ -625,7 +608,7 @@ ALTER FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive 
 
 CREATE FUNCTION community_deletion._lock_schema_destruction_shared() RETURNS void
     LANGUAGE sql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select pg_catalog.pg_advisory_xact_lock_shared(community_deletion._schema_destruction_lock_key())
 $$;
@@ -641,9 +624,9 @@ CREATE FUNCTION community_deletion._manifest_entry_follows(p_prev jsonb, p_next 
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
   select coalesce(
-    (p_next ->> 'key') collate "C" > (p_prev ->> 'key') collate "C"
+    (p_next ->> 'key') collate pg_catalog."C" > (p_prev ->> 'key') collate pg_catalog."C"
     or ((p_next ->> 'key') = (p_prev ->> 'key')
-        and (p_next ->> 'version_id') collate "C" > (p_prev ->> 'version_id') collate "C"),
+        and (p_next ->> 'version_id') collate pg_catalog."C" > (p_prev ->> 'version_id') collate pg_catalog."C"),
     false)
 $$;
 
@@ -658,7 +641,7 @@ CREATE FUNCTION community_deletion._manifest_entry_is_valid(p_entry jsonb) RETUR
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
   select case when jsonb_typeof(p_entry) = 'object' then coalesce(
-    (p_entry - 'key' - 'version_id' - 'kind') = '{}'::jsonb
+    (p_entry - 'key' - 'version_id' - 'kind') = '{}'::pg_catalog.jsonb
     and jsonb_typeof(p_entry -> 'key') = 'string'
     and jsonb_typeof(p_entry -> 'version_id') = 'string'
     and (p_entry ->> 'kind') in ('object', 'delete_marker')
@@ -702,7 +685,7 @@ ALTER FUNCTION community_deletion._native_community_lock_key(uuid) OWNER TO comm
 
 CREATE FUNCTION community_deletion._next_stage(stage text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select s.next_stage from community_deletion._stages() s where s.stage = _next_stage.stage
 $$;
@@ -716,7 +699,7 @@ ALTER FUNCTION community_deletion._next_stage(stage text) OWNER TO community_del
 
 CREATE FUNCTION community_deletion._owned_key_pattern(p_community uuid, p_prefix text) RETURNS text
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select replace(t.key_pattern, '{community}', p_community::text)
   from community_deletion.storage_taxonomy t
@@ -733,7 +716,7 @@ ALTER FUNCTION community_deletion._owned_key_pattern(p_community uuid, p_prefix 
 
 CREATE FUNCTION community_deletion._owned_prefixes(p_community uuid) RETURNS text[]
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce(array_agg(p order by p collate "C"), '{}')
     from (select replace(t.prefix_template, '{community}', lower(p_community::text)) as p
@@ -750,7 +733,7 @@ ALTER FUNCTION community_deletion._owned_prefixes(p_community uuid) OWNER TO com
 
 CREATE FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
   v_table record;
@@ -792,7 +775,7 @@ ALTER FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_c
 
 CREATE FUNCTION community_deletion._reattach_early_fences() RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_table text;
@@ -816,7 +799,7 @@ ALTER FUNCTION community_deletion._reattach_early_fences() OWNER TO community_de
 
 CREATE FUNCTION community_deletion._refuse_write_early_plpgsql() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 -- Kept to few statements and expressions on the common path (active
 -- community): each costs microseconds on its first use in every transaction.
@@ -890,7 +873,7 @@ ALTER FUNCTION community_deletion._refuse_write_early_plpgsql() OWNER TO communi
 
 CREATE FUNCTION community_deletion._stage_is_fenced(stage text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce((select s.fenced from community_deletion._stages() s where s.stage = _stage_is_fenced.stage), false)
 $$;
@@ -904,7 +887,7 @@ ALTER FUNCTION community_deletion._stage_is_fenced(stage text) OWNER TO communit
 
 CREATE FUNCTION community_deletion._stage_is_runnable(stage text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce((select s.runnable from community_deletion._stages() s where s.stage = _stage_is_runnable.stage), false)
 $$;
@@ -918,7 +901,7 @@ ALTER FUNCTION community_deletion._stage_is_runnable(stage text) OWNER TO commun
 
 CREATE FUNCTION community_deletion._stage_is_terminal(stage text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce((select s.terminal from community_deletion._stages() s where s.stage = _stage_is_terminal.stage), false)
 $$;
@@ -932,7 +915,7 @@ ALTER FUNCTION community_deletion._stage_is_terminal(stage text) OWNER TO commun
 
 CREATE FUNCTION community_deletion._stage_order(stage text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select s.stage_order from community_deletion._stages() s where s.stage = _stage_order.stage
 $$;
@@ -1022,7 +1005,7 @@ ALTER TABLE community_deletion.requests OWNER TO postgres;
 
 CREATE FUNCTION community_deletion._request_state(p_request community_deletion.requests, p_approval community_deletion.approvals, OUT state text, OUT explanation text) RETURNS record
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_bound boolean := coalesce(p_approval.request_id is not null
@@ -1085,7 +1068,7 @@ ALTER FUNCTION community_deletion._request_state(p_request community_deletion.re
 
 CREATE FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if p_detail is not null and pg_catalog.jsonb_typeof(p_detail) <> 'object' then
@@ -1104,7 +1087,7 @@ ALTER FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_de
 
 CREATE FUNCTION community_deletion._require_read_committed(p_what text) RETURNS void
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then
@@ -1125,7 +1108,7 @@ ALTER FUNCTION community_deletion._require_read_committed(p_what text) OWNER TO 
 
 CREATE FUNCTION community_deletion._require_text(p_value text, p_name text, p_max integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_value text := pg_catalog.btrim(p_value);
@@ -1153,7 +1136,7 @@ ALTER FUNCTION community_deletion._require_text(p_value text, p_name text, p_max
 
 CREATE FUNCTION community_deletion._restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) RETURNS bigint
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_generation bigint;
@@ -1183,7 +1166,7 @@ ALTER FUNCTION community_deletion._restore_community(p_community uuid, p_archive
 
 CREATE FUNCTION community_deletion._same_operator(p_a text, p_b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select pg_catalog.lower(pg_catalog.btrim(p_a)) = pg_catalog.lower(pg_catalog.btrim(p_b))
 $$;
@@ -1197,7 +1180,7 @@ ALTER FUNCTION community_deletion._same_operator(p_a text, p_b text) OWNER TO co
 
 CREATE FUNCTION community_deletion._schema_destruction_lock_key() RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select 7161899216630721841::bigint
 $$;
@@ -1211,7 +1194,7 @@ ALTER FUNCTION community_deletion._schema_destruction_lock_key() OWNER TO commun
 
 CREATE FUNCTION community_deletion._schema_manifest(p_community uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
   v_table text;
@@ -1242,7 +1225,7 @@ ALTER FUNCTION community_deletion._schema_manifest(p_community uuid) OWNER TO co
 
 CREATE FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS uuid
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_community uuid;
@@ -1279,7 +1262,7 @@ ALTER FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner 
 
 CREATE FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fence_generation bigint) RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select exists (
     select 1 from community_deletion.serving_write_grants g
@@ -1297,7 +1280,7 @@ ALTER FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fen
 
 CREATE FUNCTION community_deletion._stage_is_abortable(stage text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select coalesce((select s.abortable from community_deletion._stages() s where s.stage = _stage_is_abortable.stage), false)
 $$;
@@ -1311,7 +1294,7 @@ ALTER FUNCTION community_deletion._stage_is_abortable(stage text) OWNER TO commu
 
 CREATE FUNCTION community_deletion._stages() RETURNS TABLE(stage text, stage_order integer, next_stage text, runnable boolean, terminal boolean, abortable boolean, fenced boolean)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   values
     ('submitted',          1,  'inventoried',        false, false, false, false),
@@ -1336,7 +1319,7 @@ ALTER FUNCTION community_deletion._stages() OWNER TO community_deletion_owner;
 
 CREATE FUNCTION community_deletion._tombstone_community(p_community uuid, p_fence_generation bigint) RETURNS boolean
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   update public.communities c
@@ -1361,7 +1344,7 @@ ALTER FUNCTION community_deletion._tombstone_community(p_community uuid, p_fence
 
 CREATE FUNCTION community_deletion._verify_lease(p_request_id uuid, p_owner text, p_generation bigint, p_stage text) RETURNS community_deletion.requests
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_request community_deletion.requests;
@@ -1404,7 +1387,7 @@ ALTER FUNCTION community_deletion._verify_lease(p_request_id uuid, p_owner text,
 
 CREATE FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) RETURNS community_deletion.requests
     LANGUAGE plpgsql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_request community_deletion.requests;
@@ -1445,7 +1428,7 @@ ALTER FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_o
 
 CREATE FUNCTION community_deletion._write_fence_plpgsql() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 -- Kept to few statements and expressions on the common path (one community,
 -- active): each costs microseconds on the first use in every transaction,
@@ -1548,7 +1531,7 @@ ALTER FUNCTION community_deletion._write_fence_plpgsql() OWNER TO community_dele
 
 CREATE FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1673,7 +1656,7 @@ ALTER TABLE community_deletion.serving_write_leases OWNER TO postgres;
 
 CREATE FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer DEFAULT 60) RETURNS community_deletion.serving_write_leases
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1728,7 +1711,7 @@ COMMENT ON FUNCTION community_deletion.acquire_serving_lease(community_id uuid, 
 
 CREATE FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1775,7 +1758,7 @@ COMMENT ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executo
 
 CREATE FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text DEFAULT NULL::text, not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1866,7 +1849,7 @@ COMMENT ON FUNCTION community_deletion.approve(request_id uuid, approved_by text
 
 CREATE FUNCTION community_deletion.assert_community_write_allowed(community_id uuid) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1906,7 +1889,7 @@ COMMENT ON FUNCTION community_deletion.assert_community_write_allowed(community_
 
 CREATE FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -1966,7 +1949,7 @@ COMMENT ON FUNCTION community_deletion.begin_quiescing(request_id uuid, executor
 
 CREATE FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2012,7 +1995,7 @@ COMMENT ON FUNCTION community_deletion.block(request_id uuid, executor_id text, 
 
 CREATE FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2069,7 +2052,7 @@ COMMENT ON FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key 
 
 CREATE FUNCTION community_deletion.claim(executor_id text, request_id uuid DEFAULT NULL::uuid, lease_seconds integer DEFAULT 60) RETURNS SETOF community_deletion.lease_token
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2156,7 +2139,7 @@ COMMENT ON FUNCTION community_deletion.claim(executor_id text, request_id uuid, 
 
 CREATE FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2200,7 +2183,7 @@ COMMENT ON FUNCTION community_deletion.clear_key_chunks(request_id uuid, executo
 
 CREATE FUNCTION community_deletion.community_write_allowed(community_id uuid) RETURNS boolean
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2242,7 +2225,7 @@ COMMENT ON FUNCTION community_deletion.community_write_allowed(community_id uuid
 
 CREATE FUNCTION community_deletion.executor_stopped(executor_id text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2271,7 +2254,7 @@ COMMENT ON FUNCTION community_deletion.executor_stopped(executor_id text) IS 'Ma
 
 CREATE FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2345,7 +2328,7 @@ COMMENT ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, 
 
 CREATE FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2507,7 +2490,7 @@ COMMENT ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uu
 
 CREATE FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2581,7 +2564,7 @@ COMMENT ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage
 
 CREATE FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2617,7 +2600,7 @@ COMMENT ON FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner 
 
 CREATE FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text DEFAULT 'run'::text, lease_seconds integer DEFAULT 60, draining boolean DEFAULT false) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2683,7 +2666,7 @@ COMMENT ON FUNCTION community_deletion.heartbeat(request_id uuid, executor_id te
 
 CREATE FUNCTION community_deletion.inspect(request_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2733,7 +2716,7 @@ COMMENT ON FUNCTION community_deletion.inspect(request_id uuid) IS 'Everything a
 
 CREATE FUNCTION community_deletion.install_write_fence(native boolean DEFAULT true, library text DEFAULT '$libdir/community_deletion_fence'::text) RETURNS text
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2771,12 +2754,12 @@ begin
    where p.oid = 'community_deletion._write_fence_plpgsql()'::pg_catalog.regprocedure;
   execute pg_catalog.format(
     'create or replace function community_deletion.tg_scoped_table__enforce_write_fence() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+    'language plpgsql volatile set search_path = pg_catalog, pg_temp as %L', v_body);
   select p.prosrc into strict v_body from pg_catalog.pg_proc p
    where p.oid = 'community_deletion._refuse_write_early_plpgsql()'::pg_catalog.regprocedure;
   execute pg_catalog.format(
     'create or replace function community_deletion.tg_scoped_table__refuse_write_early() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+    'language plpgsql volatile set search_path = pg_catalog, pg_temp as %L', v_body);
   drop function if exists community_deletion._native_community_lock_key(uuid);
   perform community_deletion._reattach_early_fences();
   return 'plpgsql';
@@ -2799,7 +2782,7 @@ COMMENT ON FUNCTION community_deletion.install_write_fence(native boolean, libra
 
 CREATE FUNCTION community_deletion.key_chunk_progress(request_id uuid) RETURNS TABLE(total integer, deleted integer)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2832,7 +2815,7 @@ COMMENT ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) IS 'K
 
 CREATE FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) RETURNS TABLE(stage text, community_id uuid, fence_generation bigint, lease_until timestamp with time zone, destructive_manifest_frozen boolean)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2873,7 +2856,7 @@ COMMENT ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id 
 
 CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2913,7 +2896,7 @@ COMMENT ON FUNCTION community_deletion.list_requests(max_rows integer) IS 'Reque
 
 CREATE FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2974,7 +2957,7 @@ COMMENT ON FUNCTION community_deletion.mark_bindings_removed(request_id uuid, ex
 
 CREATE FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3009,7 +2992,7 @@ COMMENT ON FUNCTION community_deletion.mark_cache_purged(request_id uuid, execut
 
 CREATE FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3055,7 +3038,7 @@ COMMENT ON FUNCTION community_deletion.mark_drained(request_id uuid, executor_id
 
 CREATE FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3100,7 +3083,7 @@ COMMENT ON FUNCTION community_deletion.mark_logically_verified(request_id uuid, 
 
 CREATE FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3135,7 +3118,7 @@ COMMENT ON FUNCTION community_deletion.mark_retention_pending(request_id uuid, e
 
 CREATE FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS TABLE(chunk_no integer, prefix text, entries jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3171,7 +3154,7 @@ COMMENT ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_
 
 CREATE FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3244,7 +3227,7 @@ COMMENT ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_
 
 CREATE FUNCTION community_deletion.reap_serving_leases(max_rows integer DEFAULT 1000) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3285,7 +3268,7 @@ COMMENT ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) IS 
 
 CREATE FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3385,7 +3368,7 @@ ALTER TABLE community_deletion.taxonomy_sweeps OWNER TO postgres;
 
 CREATE FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) RETURNS community_deletion.taxonomy_sweeps
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3436,7 +3419,7 @@ COMMENT ON FUNCTION community_deletion.record_taxonomy_sweep(started_at timestam
 
 CREATE FUNCTION community_deletion.register_scoped_table(table_name regclass, purge_order integer) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3518,7 +3501,7 @@ COMMENT ON FUNCTION community_deletion.register_scoped_table(table_name regclass
 
 CREATE FUNCTION community_deletion.register_unscoped_table(table_name regclass, kind text, note text) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3577,7 +3560,7 @@ COMMENT ON FUNCTION community_deletion.register_unscoped_table(table_name regcla
 
 CREATE FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3609,7 +3592,7 @@ COMMENT ON FUNCTION community_deletion.release(request_id uuid, executor_id text
 
 CREATE FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3642,7 +3625,7 @@ COMMENT ON FUNCTION community_deletion.release_serving_lease(lease_id uuid, owne
 
 CREATE FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer DEFAULT 60) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3699,7 +3682,7 @@ COMMENT ON FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner 
 
 CREATE FUNCTION community_deletion.request_checkpoints(request_id uuid) RETURNS TABLE(sequence bigint, stage text, unit_key text, status text, attempts integer, lease_generation bigint, started_at timestamp with time zone, completed_at timestamp with time zone, error text, detail jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3734,7 +3717,7 @@ COMMENT ON FUNCTION community_deletion.request_checkpoints(request_id uuid) IS '
 
 CREATE FUNCTION community_deletion.request_status(request_id uuid) RETURNS TABLE(id uuid, community_host text, stage text, state text, explanation text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_generation bigint, lease_until timestamp with time zone, fence_generation bigint, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, last_error text, created_at timestamp with time zone, updated_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3773,7 +3756,7 @@ COMMENT ON FUNCTION community_deletion.request_status(request_id uuid) IS 'One r
 
 CREATE FUNCTION community_deletion.serving_lease_stats() RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select pg_catalog.jsonb_build_object(
     'active', count(*) filter (where l.lease_until >= now()),
@@ -3799,7 +3782,7 @@ COMMENT ON FUNCTION community_deletion.serving_lease_stats() IS 'Serving leases 
 
 CREATE FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3869,7 +3852,7 @@ ALTER TABLE community_deletion.storage_taxonomy OWNER TO postgres;
 
 CREATE FUNCTION community_deletion.storage_taxonomy_rules() RETURNS SETOF community_deletion.storage_taxonomy
     LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select * from community_deletion.storage_taxonomy order by name
 $$;
@@ -3890,7 +3873,7 @@ COMMENT ON FUNCTION community_deletion.storage_taxonomy_rules() IS 'The storage 
 
 CREATE FUNCTION community_deletion.submit(host text, requested_by text, reason text DEFAULT NULL::text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3952,7 +3935,7 @@ COMMENT ON FUNCTION community_deletion.submit(host text, requested_by text, reas
 
 CREATE FUNCTION community_deletion.tg_approvals__check_approval() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_request community_deletion.requests;
@@ -3989,7 +3972,7 @@ ALTER FUNCTION community_deletion.tg_approvals__check_approval() OWNER TO commun
 
 CREATE FUNCTION community_deletion.tg_approvals__refuse_change() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   raise exception 'approval of deletion request % is immutable evidence (% refused)', old.request_id, lower(tg_op)
@@ -4006,7 +3989,7 @@ ALTER FUNCTION community_deletion.tg_approvals__refuse_change() OWNER TO communi
 
 CREATE FUNCTION community_deletion.tg_checkpoints__protect() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if tg_op = 'DELETE' then
@@ -4033,7 +4016,7 @@ ALTER FUNCTION community_deletion.tg_checkpoints__protect() OWNER TO community_d
 
 CREATE FUNCTION community_deletion.tg_communities__protect_lifecycle() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_engine boolean := current_user = 'community_deletion_owner';
@@ -4118,7 +4101,7 @@ ALTER FUNCTION community_deletion.tg_communities__protect_lifecycle() OWNER TO c
 
 CREATE FUNCTION community_deletion.tg_control_plane__refuse_truncate() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   raise exception 'table % holds deletion evidence and cannot be truncated', tg_table_name
@@ -4135,10 +4118,13 @@ ALTER FUNCTION community_deletion.tg_control_plane__refuse_truncate() OWNER TO c
 
 CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction() RETURNS event_trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  if not community_deletion._ddl_tag_is_deferred(tg_tag) then
+  if tg_tag not in ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'CREATE SEQUENCE', 'ALTER SEQUENCE',
+                    'CREATE VIEW', 'CREATE INDEX', 'CREATE FUNCTION', 'DROP TABLE', 'DROP SEQUENCE', 'DROP VIEW',
+                    'DROP INDEX', 'DROP FUNCTION',
+                    'GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES') then
     perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
   end if;
 end;
@@ -4153,7 +4139,7 @@ ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction() OWNER TO com
 
 CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created() RETURNS event_trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
@@ -4173,10 +4159,12 @@ ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction_created() OWNE
 
 CREATE FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped() RETURNS event_trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  if exists (select 1 from pg_catalog.pg_event_trigger_dropped_objects() d where not d.is_temporary) then
+  if exists (select 1 from pg_catalog.pg_event_trigger_dropped_objects() d
+              where not d.is_temporary and d.schema_name is distinct from 'pg_temp'
+                and d.object_identity not like '% on pg_temp.%') then
     perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
   end if;
 end;
@@ -4191,7 +4179,7 @@ ALTER FUNCTION community_deletion.tg_ddl__lock_schema_destruction_dropped() OWNE
 
 CREATE FUNCTION community_deletion.tg_events__guard_read_state_delete() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if coalesce(pg_catalog.current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on'
@@ -4213,7 +4201,7 @@ ALTER FUNCTION community_deletion.tg_events__guard_read_state_delete() OWNER TO 
 
 CREATE FUNCTION community_deletion.tg_manifest_keys__forbid_truncate() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   raise exception 'community_deletion.manifest_keys cannot be truncated'
@@ -4231,7 +4219,7 @@ ALTER FUNCTION community_deletion.tg_manifest_keys__forbid_truncate() OWNER TO c
 
 CREATE FUNCTION community_deletion.tg_manifest_keys__guard() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_row community_deletion.manifest_keys := case when tg_op = 'DELETE' then old else new end;
@@ -4297,7 +4285,7 @@ ALTER FUNCTION community_deletion.tg_manifest_keys__guard() OWNER TO community_d
 
 CREATE FUNCTION community_deletion.tg_requests__freeze_destructive_manifest() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if old.destructive_storage_manifest is not null or old.destructive_storage_frozen_at is not null then
@@ -4322,7 +4310,7 @@ ALTER FUNCTION community_deletion.tg_requests__freeze_destructive_manifest() OWN
 
 CREATE FUNCTION community_deletion.tg_requests__protect_frozen_fields() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_field text;
@@ -4384,7 +4372,7 @@ ALTER FUNCTION community_deletion.tg_requests__protect_frozen_fields() OWNER TO 
 
 CREATE FUNCTION community_deletion.tg_requests__refuse_delete() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   raise exception 'deletion request % is evidence and cannot be deleted', old.id
@@ -4401,7 +4389,7 @@ ALTER FUNCTION community_deletion.tg_requests__refuse_delete() OWNER TO communit
 
 CREATE FUNCTION community_deletion.tg_requests__stage_moves_forward() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
   if new.stage is distinct from community_deletion._next_stage(old.stage)
@@ -4444,7 +4432,7 @@ ALTER FUNCTION community_deletion.tg_scoped_table__refuse_write_early() OWNER TO
 
 CREATE FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4518,7 +4506,7 @@ COMMENT ON FUNCTION community_deletion.unblock(request_id uuid, unblocked_by tex
 
 CREATE FUNCTION community_deletion.validate_catalog() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_live text[] := community_deletion._live_community_tables();
@@ -4610,7 +4598,7 @@ COMMENT ON FUNCTION community_deletion.validate_catalog() IS 'Raise DL7C1 (listi
 
 CREATE FUNCTION community_deletion.validate_serving_catalog() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_problems text[] := '{}';
@@ -4696,7 +4684,7 @@ COMMENT ON FUNCTION community_deletion.validate_serving_catalog() IS 'Raise DL7C
 
 CREATE FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4733,7 +4721,7 @@ COMMENT ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid, 
 
 CREATE FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4764,7 +4752,7 @@ COMMENT ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner
 
 CREATE FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4799,7 +4787,7 @@ COMMENT ON FUNCTION community_deletion.verify_token(request_id uuid, executor_id
 
 CREATE FUNCTION community_deletion.write_fence_implementation() RETURNS text
     LANGUAGE sql STABLE
-    SET search_path TO ''
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select case l.lanname when 'c' then 'native' else l.lanname::text end
     from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang
@@ -7750,13 +7738,6 @@ REVOKE ALL ON FUNCTION community_deletion._check_prefix_digest(p_request_id uuid
 --
 
 REVOKE ALL ON FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) FROM PUBLIC;
-
-
---
--- Name: FUNCTION _ddl_tag_is_deferred(p_tag text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
---
-
-REVOKE ALL ON FUNCTION community_deletion._ddl_tag_is_deferred(p_tag text) FROM PUBLIC;
 
 
 --

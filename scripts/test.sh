@@ -86,7 +86,7 @@ run_sql() {
 }
 
 # The fence suites again, on the PL/pgSQL fallback fence.
-FALLBACK_SUITES=(plpgsql_fence write_fence quiesce_fence serving_leases tombstone catalog abort)
+FALLBACK_SUITES=(plpgsql_fence write_fence quiesce_fence serving_leases tombstone catalog abort security)
 run_sql_fallback() {
   build_fallback_template || { log "building the fallback template failed"; failed=$((failed + 1)); return; }
   local files=() d

@@ -1,4 +1,4 @@
-// Serving-side library for the host application (SPEC §7): hold a heartbeated
+// Serving-side library for the host application (docs/design.md#serving-path): hold a heartbeated
 // serving-write lease around an external side effect (S3 upload, git push, push
 // notification…), cancel the effect when the lease is lost, verify before an
 // irreversible call, guard the final database write, release when done.

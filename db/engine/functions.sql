@@ -10,7 +10,6 @@
 --!include functions/_check_prefix_digest.sql
 --!include functions/_checkpoint.sql
 --!include functions/_community_lock_key.sql
---!include functions/_ddl_tag_is_deferred.sql
 --!include functions/_has_community_index.sql
 --!include functions/_inventory_digest.sql
 --!include functions/_key_chunk_facts.sql

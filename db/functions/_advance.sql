@@ -11,7 +11,7 @@ create or replace function community_deletion._advance(
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_terminal boolean := p_to = 'retention_pending';

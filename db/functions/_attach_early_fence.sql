@@ -12,7 +12,7 @@ create or replace function community_deletion._attach_early_fence(p_table text)
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_native boolean := community_deletion.write_fence_implementation() = 'native';

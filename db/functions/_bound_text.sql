@@ -6,7 +6,7 @@ create or replace function community_deletion._bound_text(p text, p_max integer)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select case when p is null then null
               when pg_catalog.length(p) <= p_max then p

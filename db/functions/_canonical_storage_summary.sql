@@ -15,7 +15,7 @@ create or replace function community_deletion._canonical_storage_summary(
   returns jsonb
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   c_empty_digest constant text := 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

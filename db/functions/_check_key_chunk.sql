@@ -14,7 +14,7 @@ create or replace function community_deletion._check_key_chunk(
   returns void
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_last community_deletion.manifest_keys;

@@ -10,7 +10,7 @@ create or replace function community_deletion._check_prefix_digest(
   returns void
   language plpgsql
   immutable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_digest text := case when p_count = 0 then encode(sha256(''::bytea), 'hex') else p_chain end;

@@ -8,7 +8,7 @@ create or replace function community_deletion._checkpoint(
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   insert into community_deletion.checkpoints as cp

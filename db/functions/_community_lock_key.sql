@@ -12,7 +12,7 @@ create or replace function community_deletion._community_lock_key(p_community uu
   immutable
   parallel safe
   strict
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select ('x' || pg_catalog.left(pg_catalog.replace(p_community::text, '-', ''), 16))::bit(64)::bigint
          # 7165065848772979813::bigint

@@ -4,7 +4,7 @@ create or replace function community_deletion._has_community_index(p_table regcl
   returns boolean
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select exists (
     select 1 from pg_catalog.pg_index i

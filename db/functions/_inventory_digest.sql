@@ -6,7 +6,7 @@ create or replace function community_deletion._inventory_digest(p_inventory json
   immutable
   parallel safe
   strict
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select encode(sha256(convert_to(p_inventory::text, 'UTF8')), 'hex')
 $$;

@@ -18,7 +18,7 @@ create or replace function community_deletion._key_chunk_facts(
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   with e as (
     select t.ord::integer as ord,

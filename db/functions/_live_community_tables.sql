@@ -4,7 +4,7 @@ create or replace function community_deletion._live_community_tables()
   returns text[]
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select coalesce(array_agg(c.relname::text order by c.relname::text collate "C"), '{}')
     from pg_catalog.pg_class c

@@ -20,7 +20,7 @@ create or replace function community_deletion._live_fenced_tables()
   returns text[]
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
     from (select c.relname::text as relname

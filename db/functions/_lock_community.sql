@@ -5,7 +5,7 @@ create or replace function community_deletion._lock_community(p_community uuid, 
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if p_exclusive then

@@ -4,7 +4,7 @@ create or replace function community_deletion._lock_schema_destruction_shared()
   returns void
   language sql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select pg_catalog.pg_advisory_xact_lock_shared(community_deletion._schema_destruction_lock_key())
 $$;

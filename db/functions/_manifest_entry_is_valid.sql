@@ -5,8 +5,11 @@
 -- These three run once per entry (a million times for a large community), so
 -- they are plain SQL expressions WITHOUT a `set search_path` clause: a SET
 -- clause would stop PostgreSQL from inlining them into the per-chunk query
--- (measured: 3x slower). They reference only pg_catalog built-ins and are
--- called only from engine functions that themselves run with search_path ''.
+-- (measured: 3x slower). Instead every type and collation they name is
+-- schema-qualified (pg_catalog), so a temporary object named like a built-in
+-- can never be picked up; operators and functions are never looked up in
+-- pg_temp, and their only callers are engine functions that pin search_path
+-- to pg_catalog, pg_temp.
 
 -- True when p_entry is exactly {"key", "version_id", "kind"} with non-empty
 -- string fields free of TAB/LF and kind object|delete_marker: the shape whose
@@ -18,7 +21,7 @@ create or replace function community_deletion._manifest_entry_is_valid(p_entry j
   parallel safe
 as $$
   select case when jsonb_typeof(p_entry) = 'object' then coalesce(
-    (p_entry - 'key' - 'version_id' - 'kind') = '{}'::jsonb
+    (p_entry - 'key' - 'version_id' - 'kind') = '{}'::pg_catalog.jsonb
     and jsonb_typeof(p_entry -> 'key') = 'string'
     and jsonb_typeof(p_entry -> 'version_id') = 'string'
     and (p_entry ->> 'kind') in ('object', 'delete_marker')

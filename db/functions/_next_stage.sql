@@ -6,7 +6,7 @@ create or replace function community_deletion._next_stage(stage text)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select s.next_stage from community_deletion._stages() s where s.stage = _next_stage.stage
 $$;

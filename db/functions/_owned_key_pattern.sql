@@ -5,7 +5,7 @@ create or replace function community_deletion._owned_key_pattern(p_community uui
   returns text
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select replace(t.key_pattern, '{community}', p_community::text)
   from community_deletion.storage_taxonomy t

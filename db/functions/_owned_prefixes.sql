@@ -4,7 +4,7 @@ create or replace function community_deletion._owned_prefixes(p_community uuid)
   returns text[]
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select coalesce(array_agg(p order by p collate "C"), '{}')
     from (select replace(t.prefix_template, '{community}', lower(p_community::text)) as p

@@ -12,7 +12,7 @@ create or replace function community_deletion._prove_postgres_absence(
   returns integer
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_table record;

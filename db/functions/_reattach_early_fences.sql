@@ -4,7 +4,7 @@ create or replace function community_deletion._reattach_early_fences()
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_table text;

@@ -40,7 +40,7 @@ create or replace function community_deletion._refuse_write_early_plpgsql()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 -- Kept to few statements and expressions on the common path (active
 -- community): each costs microseconds on its first use in every transaction.

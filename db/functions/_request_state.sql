@@ -8,7 +8,7 @@ create or replace function community_deletion._request_state(
   out state text, out explanation text)
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_bound boolean := coalesce(p_approval.request_id is not null

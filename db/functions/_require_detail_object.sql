@@ -6,7 +6,7 @@ create or replace function community_deletion._require_detail_object(p_request_i
   returns void
   language plpgsql
   immutable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if p_detail is not null and pg_catalog.jsonb_typeof(p_detail) <> 'object' then

@@ -8,7 +8,7 @@ create or replace function community_deletion._require_read_committed(p_what tex
   returns void
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if pg_catalog.current_setting('transaction_isolation') <> 'read committed' then

@@ -5,7 +5,7 @@ create or replace function community_deletion._require_text(p_value text, p_name
   returns text
   language plpgsql
   immutable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_value text := pg_catalog.btrim(p_value);

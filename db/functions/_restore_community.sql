@@ -10,7 +10,7 @@ create or replace function community_deletion._restore_community(
   returns bigint
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_generation bigint;

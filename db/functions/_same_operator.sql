@@ -5,7 +5,7 @@ create or replace function community_deletion._same_operator(p_a text, p_b text)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select pg_catalog.lower(pg_catalog.btrim(p_a)) = pg_catalog.lower(pg_catalog.btrim(p_b))
 $$;

@@ -12,7 +12,7 @@ create or replace function community_deletion._schema_destruction_lock_key()
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select 7161899216630721841::bigint
 $$;

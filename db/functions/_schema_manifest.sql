@@ -7,7 +7,7 @@ create or replace function community_deletion._schema_manifest(p_community uuid)
   returns jsonb
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_table text;

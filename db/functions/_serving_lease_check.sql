@@ -5,7 +5,7 @@ create or replace function community_deletion._serving_lease_check(
   returns uuid
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_community uuid;

@@ -8,7 +8,7 @@ create or replace function community_deletion._serving_write_granted(p_community
   language sql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select exists (
     select 1 from community_deletion.serving_write_grants g

@@ -6,7 +6,7 @@ create or replace function community_deletion._stage_is_abortable(stage text)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select coalesce((select s.abortable from community_deletion._stages() s where s.stage = _stage_is_abortable.stage), false)
 $$;

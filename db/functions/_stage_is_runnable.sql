@@ -5,7 +5,7 @@ create or replace function community_deletion._stage_is_runnable(stage text)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select coalesce((select s.runnable from community_deletion._stages() s where s.stage = _stage_is_runnable.stage), false)
 $$;

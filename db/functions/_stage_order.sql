@@ -5,7 +5,7 @@ create or replace function community_deletion._stage_order(stage text)
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select s.stage_order from community_deletion._stages() s where s.stage = _stage_order.stage
 $$;

@@ -11,7 +11,7 @@ create or replace function community_deletion._stages()
   language sql
   immutable
   parallel safe
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   values
     ('submitted',          1,  'inventoried',        false, false, false, false),

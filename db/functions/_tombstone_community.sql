@@ -8,7 +8,7 @@ create or replace function community_deletion._tombstone_community(p_community u
   returns boolean
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   update public.communities c

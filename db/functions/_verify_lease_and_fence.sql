@@ -12,7 +12,7 @@ create or replace function community_deletion._verify_lease_and_fence(
   returns community_deletion.requests
   language plpgsql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_request community_deletion.requests;

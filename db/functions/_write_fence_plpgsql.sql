@@ -54,7 +54,7 @@ create or replace function community_deletion._write_fence_plpgsql()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 -- Kept to few statements and expressions on the common path (one community,
 -- active): each costs microseconds on the first use in every transaction,

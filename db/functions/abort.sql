@@ -13,7 +13,7 @@ create or replace function community_deletion.abort(request_id uuid, aborted_by 
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

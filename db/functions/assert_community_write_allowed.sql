@@ -6,7 +6,7 @@ create or replace function community_deletion.assert_community_write_allowed(com
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

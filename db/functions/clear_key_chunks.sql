@@ -10,7 +10,7 @@ create or replace function community_deletion.clear_key_chunks(
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

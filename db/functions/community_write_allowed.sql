@@ -15,7 +15,7 @@ create or replace function community_deletion.community_write_allowed(community_
   returns boolean
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

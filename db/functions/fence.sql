@@ -13,7 +13,7 @@ create or replace function community_deletion.fence(request_id uuid, executor_id
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

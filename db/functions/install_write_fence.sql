@@ -31,7 +31,7 @@ create or replace function community_deletion.install_write_fence(
   returns text
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare
@@ -69,12 +69,12 @@ begin
    where p.oid = 'community_deletion._write_fence_plpgsql()'::pg_catalog.regprocedure;
   execute pg_catalog.format(
     'create or replace function community_deletion.tg_scoped_table__enforce_write_fence() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+    'language plpgsql volatile set search_path = pg_catalog, pg_temp as %L', v_body);
   select p.prosrc into strict v_body from pg_catalog.pg_proc p
    where p.oid = 'community_deletion._refuse_write_early_plpgsql()'::pg_catalog.regprocedure;
   execute pg_catalog.format(
     'create or replace function community_deletion.tg_scoped_table__refuse_write_early() returns trigger '
-    'language plpgsql volatile set search_path = %L as %L', '', v_body);
+    'language plpgsql volatile set search_path = pg_catalog, pg_temp as %L', v_body);
   drop function if exists community_deletion._native_community_lock_key(uuid);
   perform community_deletion._reattach_early_fences();
   return 'plpgsql';

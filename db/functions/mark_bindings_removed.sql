@@ -12,7 +12,7 @@ create or replace function community_deletion.mark_bindings_removed(
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

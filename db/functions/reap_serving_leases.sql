@@ -8,7 +8,7 @@ create or replace function community_deletion.reap_serving_leases(max_rows integ
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

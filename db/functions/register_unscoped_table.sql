@@ -7,7 +7,7 @@ create or replace function community_deletion.register_unscoped_table(table_name
   returns void
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

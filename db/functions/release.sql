@@ -6,7 +6,7 @@ create or replace function community_deletion.release(request_id uuid, executor_
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

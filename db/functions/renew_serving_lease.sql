@@ -11,7 +11,7 @@ create or replace function community_deletion.renew_serving_lease(
   language plpgsql
   volatile
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

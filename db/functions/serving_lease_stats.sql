@@ -5,7 +5,7 @@ create or replace function community_deletion.serving_lease_stats()
   language sql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select pg_catalog.jsonb_build_object(
     'active', count(*) filter (where l.lease_until >= now()),

@@ -6,7 +6,7 @@ create or replace function community_deletion.storage_taxonomy_rules()
   language sql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select * from community_deletion.storage_taxonomy order by name
 $$;

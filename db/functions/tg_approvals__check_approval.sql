@@ -6,7 +6,7 @@ create or replace function community_deletion.tg_approvals__check_approval()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_request community_deletion.requests;

@@ -3,7 +3,7 @@ create or replace function community_deletion.tg_approvals__refuse_change()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   raise exception 'approval of deletion request % is immutable evidence (% refused)', old.request_id, lower(tg_op)

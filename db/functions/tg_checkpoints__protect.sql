@@ -4,7 +4,7 @@ create or replace function community_deletion.tg_checkpoints__protect()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if tg_op = 'DELETE' then

@@ -19,7 +19,7 @@ create or replace function community_deletion.tg_communities__protect_lifecycle(
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_engine boolean := current_user = 'community_deletion_owner';

@@ -5,7 +5,7 @@ create or replace function community_deletion.tg_ddl__lock_schema_destruction_cr
   returns event_trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')

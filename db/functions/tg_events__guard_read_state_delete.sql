@@ -9,7 +9,7 @@ create or replace function community_deletion.tg_events__guard_read_state_delete
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if coalesce(pg_catalog.current_setting('community_deletion.read_state_hard_delete', true), '') <> 'on'

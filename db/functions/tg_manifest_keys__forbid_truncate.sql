@@ -3,7 +3,7 @@ create or replace function community_deletion.tg_manifest_keys__forbid_truncate(
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   raise exception 'community_deletion.manifest_keys cannot be truncated'

@@ -11,7 +11,7 @@ create or replace function community_deletion.tg_manifest_keys__guard()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_row community_deletion.manifest_keys := case when tg_op = 'DELETE' then old else new end;

@@ -5,7 +5,7 @@ create or replace function community_deletion.tg_requests__freeze_destructive_ma
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if old.destructive_storage_manifest is not null or old.destructive_storage_frozen_at is not null then

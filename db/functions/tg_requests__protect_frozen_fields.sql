@@ -10,7 +10,7 @@ create or replace function community_deletion.tg_requests__protect_frozen_fields
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_field text;

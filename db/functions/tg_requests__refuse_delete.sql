@@ -3,7 +3,7 @@ create or replace function community_deletion.tg_requests__refuse_delete()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   raise exception 'deletion request % is evidence and cannot be deleted', old.id

@@ -6,7 +6,7 @@ create or replace function community_deletion.tg_requests__stage_moves_forward()
   returns trigger
   language plpgsql
   volatile
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 begin
   if new.stage is distinct from community_deletion._next_stage(old.stage)

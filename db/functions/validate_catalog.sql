@@ -17,7 +17,7 @@ create or replace function community_deletion.validate_catalog()
   language plpgsql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_live text[] := community_deletion._live_community_tables();

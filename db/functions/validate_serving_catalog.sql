@@ -13,7 +13,7 @@ create or replace function community_deletion.validate_serving_catalog()
   language plpgsql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 declare
   v_problems text[] := '{}';

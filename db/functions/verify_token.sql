@@ -9,7 +9,7 @@ create or replace function community_deletion.verify_token(
   language plpgsql
   stable
   security definer
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
 #variable_conflict use_column
 declare

@@ -4,7 +4,7 @@ create or replace function community_deletion.write_fence_implementation()
   returns text
   language sql
   stable
-  set search_path = ''
+  set search_path = pg_catalog, pg_temp
 as $$
   select case l.lanname when 'c' then 'native' else l.lanname::text end
     from pg_catalog.pg_proc p join pg_catalog.pg_language l on l.oid = p.prolang

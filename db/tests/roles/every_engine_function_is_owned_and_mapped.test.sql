@@ -3,7 +3,7 @@
 -- write-fence path or a stage constant, and every API function is granted to
 -- some role — a function added later without a mapping fails here. The
 -- migration-time functions (register_*, install_write_fence) stay with their
--- owner. Security-definer functions pin search_path. No engine function is
+-- owner. Every function pins search_path (pg_catalog, pg_temp). No engine function is
 -- left in public.
 begin;
 select plan(8);
@@ -38,8 +38,11 @@ select is_empty($$ select sig from engine_functions
                           or has_function_privilege('community_deletion_app', oid, 'execute')) $$,
   'private helpers, trigger functions and migration-time functions are executable by their owner only');
 select is_empty($$ select sig from engine_functions
-                   where prosecdef and not coalesce('search_path=""' = any (proconfig), false) $$,
-  'every security-definer function pins search_path to empty');
+                   where not coalesce('search_path=pg_catalog, pg_temp' = any (proconfig), false)
+                     and name not in ('_manifest_entry_is_valid', '_manifest_entry_line', '_manifest_entry_follows')
+                     and (select l.lanname from pg_proc p join pg_language l on l.oid = p.prolang
+                           where p.oid = engine_functions.oid) <> 'c' $$,
+  'every engine function pins search_path to pg_catalog, pg_temp (temp last), except the three inlined SQL helpers that qualify every type');
 select is((select (rolcanlogin, rolbypassrls, rolsuper)::text from pg_roles where rolname = 'community_deletion_owner'),
   '(f,t,f)', 'the owner role cannot log in, bypasses row-level security, is not a superuser');
 select is_empty($$

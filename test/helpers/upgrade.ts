@@ -1,0 +1,280 @@
+// Upgrade tests (test/upgrade/<NNNNNN>-<what>.test.ts): build a database at
+// an older migration level, put it in use with that level's API, then upgrade
+// it exactly as a deployment would and check that nothing in flight was lost.
+//
+// Every migration that touches engine objects gets such a test. The levels are
+// built by graphile-migrate itself from byte-for-byte copies of the committed
+// files (it checks their hash chain), never from hand-written SQL.
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Redis } from 'ioredis';
+import postgres from 'postgres';
+import type { S3Store } from '../../src/s3.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { hex } from './e2e.js';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const migrationsFolder = path.join(root, 'db', 'migrations');
+const committedFolder = path.join(migrationsFolder, 'committed');
+const gm = path.join(root, 'node_modules', '.bin', 'graphile-migrate');
+
+/** The committed migration files in order, checked to be numbered 000001, 000002, … without gaps. */
+export async function committedMigrations(): Promise<string[]> {
+  const files = (await readdir(committedFolder)).filter((f) => f.endsWith('.sql')).sort();
+  files.forEach((file, i) => {
+    if (!file.startsWith(`${String(i + 1).padStart(6, '0')}-`)) throw new Error(`committed migrations are not numbered contiguously at ${file}`);
+  });
+  return files;
+}
+
+/** The level a fresh `npm run migrate` reaches (current.sql aside). */
+export async function latestLevel(): Promise<number> {
+  return (await committedMigrations()).length;
+}
+
+/**
+ * graphile-migrate with only DATABASE_URL from the connection variables, and
+ * without tap's loader options (the binary is plain node). Resolves with its
+ * output; rejects with it.
+ */
+function runGraphileMigrate(args: string[], cwd: string, databaseUrl: string): Promise<string> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k === 'NODE_OPTIONS' || k.startsWith('TAP') || k === 'SHADOW_DATABASE_URL' || k === 'ROOT_DATABASE_URL') continue;
+    env[k] = v;
+  }
+  env.DATABASE_URL = databaseUrl;
+  return new Promise((resolve, reject) => {
+    execFile(gm, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const output = `${stdout}${stderr}`;
+      if (error) reject(new Error(`graphile-migrate ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n${output}`));
+      else resolve(output);
+    });
+  });
+}
+
+/** Migrations graphile-migrate has recorded as applied: `<NNNNNN>.sql` and the file's `--! Hash`. */
+export async function appliedMigrations(db: Pick<TestDatabase, 'sql'>): Promise<{ filename: string; hash: string }[]> {
+  return db.sql<{ filename: string; hash: string }[]>`select filename, hash from graphile_migrate.migrations order by filename`;
+}
+
+/** What appliedMigrations reports once the given committed files are applied. */
+async function expectedApplied(files: readonly string[]): Promise<{ filename: string; hash: string }[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      const hash = /^--! Hash: (\S+)$/m.exec(await readFile(path.join(committedFolder, file), 'utf8'))?.[1];
+      if (!hash) throw new Error(`${file} has no "--! Hash:" header`);
+      return { filename: `${file.slice(0, 6)}.sql`, hash };
+    }),
+  );
+}
+
+/**
+ * A new empty database with exactly the committed migrations 000001..n
+ * applied, by graphile-migrate, from a temporary migrations folder holding
+ * copies of those n files. Everything else in the project's .gmrc is kept
+ * (only the folder changes), and `fixtures` links to db/ as in the real
+ * folder, so an `--!include` would resolve the same way. Checks that
+ * graphile-migrate recorded exactly those n files with their hashes.
+ */
+export async function databaseAtLevel(n: number): Promise<TestDatabase> {
+  const files = await committedMigrations();
+  if (!Number.isInteger(n) || n < 1 || n > files.length) throw new Error(`no migration level ${n}: the committed levels are 1..${files.length}`);
+  const gmrc = await readFile(path.join(root, '.gmrc'), 'utf8');
+  const folderSetting = /("migrationsFolder"\s*:\s*)"\.\/db\/migrations"/g;
+  if ((gmrc.match(folderSetting) ?? []).length !== 1) throw new Error('.gmrc does not set "migrationsFolder": "./db/migrations" exactly once');
+
+  const work = await mkdtemp(path.join(os.tmpdir(), `cd-level-${n}-`));
+  const db = await createTestDatabase({ empty: true });
+  try {
+    await mkdir(path.join(work, 'migrations', 'committed'), { recursive: true });
+    await symlink(path.join(root, 'db'), path.join(work, 'migrations', 'fixtures'));
+    for (const file of files.slice(0, n)) await copyFile(path.join(committedFolder, file), path.join(work, 'migrations', 'committed', file));
+    await writeFile(path.join(work, '.gmrc'), gmrc.replace(folderSetting, '$1"./migrations"'));
+    await runGraphileMigrate(['migrate'], work, db.url);
+    const applied = JSON.stringify(await appliedMigrations(db));
+    const expected = JSON.stringify(await expectedApplied(files.slice(0, n)));
+    if (applied !== expected) throw new Error(`expected the migrations ${expected} applied, found ${applied}`);
+    return db;
+  } catch (error) {
+    await db.drop();
+    throw error;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * True when a current.sql text has something besides comments and blank
+ * lines (a `--!include` line counts: graphile-migrate expands it), the rule
+ * of scripts/lib.sh current_sql_has_content.
+ */
+export function sqlHasContent(text: string): boolean {
+  return text.split(/\r?\n/).some((line) => !/^\s*(--([^!].*)?)?$/.test(line));
+}
+
+async function currentSqlHasContent(): Promise<boolean> {
+  try {
+    return sqlHasContent(await readFile(path.join(migrationsFolder, 'current.sql'), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** The project's own `graphile-migrate migrate` (repository root, its .gmrc): every committed migration. */
+export async function migrateCommitted(url: string): Promise<void> {
+  await runGraphileMigrate(['migrate'], root, url);
+}
+
+/**
+ * Upgrades the database the way `npm run migrate` and the test template do
+ * (scripts/lib.sh build_from_migrations): the committed migrations, then
+ * current.sql (work in progress) when it has content.
+ */
+export async function upgradeToLatest(url: string): Promise<void> {
+  await migrateCommitted(url);
+  if (await currentSqlHasContent()) await runGraphileMigrate(['watch', '--once'], root, url);
+}
+
+/** A fresh database built the same way as an upgrade ends: every migration, then current.sql. */
+export async function databaseAtLatest(): Promise<TestDatabase> {
+  const db = await createTestDatabase({ empty: true });
+  try {
+    await upgradeToLatest(db.url);
+    return db;
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+}
+
+/**
+ * One sorted line per catalog fact (scripts/catalog-snapshot.sql, the parity
+ * check's): equal snapshots mean the same tables, constraints, functions,
+ * triggers, owners and privileges.
+ */
+export function catalogSnapshot(url: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', path.join(root, 'scripts', 'catalog-snapshot.sql')],
+      { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`catalog snapshot of ${url} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout.split('\n').filter((line) => line !== ''));
+      });
+  });
+}
+
+/** Lines only in `a` (prefixed -) and only in `b` (prefixed +): a readable difference of two snapshots. */
+export function snapshotDifference(a: readonly string[], b: readonly string[]): string[] {
+  const inA = new Set(a);
+  const inB = new Set(b);
+  return [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)];
+}
+
+/** Runs a psql script against the database (e.g. db/tests/fixtures/helpers.sql once the database is at the latest level). */
+export function runSqlFile(url: string, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', file], (error, _stdout, stderr) => {
+      if (error) reject(new Error(`psql -f ${file} failed: ${error.message}\n${stderr}`));
+      else resolve();
+    });
+  });
+}
+
+/**
+ * Objects and Redis keys of a community, independent of the migration level:
+ * under each owned prefix two keys with two versions and a delete marker,
+ * the first with one more version on top (7 entries per prefix); in Redis
+ * string keys and a hash in `buzz:<id>:*`, plus the bare `buzz:<id>`, which
+ * is outside the namespace and must survive a deletion.
+ */
+export async function seedStorageAndCache(store: S3Store, redis: Redis, id: string, tag: string): Promise<void> {
+  const put = (key: string, body: string) => store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: body }));
+  await Promise.all(
+    [0, 1].flatMap((i) => {
+      const blob = hex(`${tag}:blob:${i}`);
+      return [`_meta/${id}/${blob}.json`, `_uploads/${id}/${blob}.json`, `repos/${id}/repo-${i}.json`].map(async (key) => {
+        for (let v = 0; v < 2; v++) await put(key, JSON.stringify({ key, v, tag }));
+        await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: key }));
+        if (i === 0) await put(key, JSON.stringify({ key, v: 'after-marker', tag }));
+      });
+    }),
+  );
+  const pipeline = redis.pipeline();
+  for (let i = 0; i < 3; i++) pipeline.set(`buzz:${id}:session:${i}`, `${tag}:${i}`);
+  pipeline.hset(`buzz:${id}:presence`, { alice: 'online', bob: 'away' });
+  pipeline.set(`buzz:${id}`, 'bare key outside the namespace');
+  await pipeline.exec();
+}
+
+/**
+ * Order-independent digest of the community's rows in the given public
+ * tables plus its communities row (the rule of tests.community_fingerprint,
+ * but with the table list passed in, so it works at any level).
+ */
+export async function communityRowsDigest(sql: postgres.Sql, tables: readonly string[], id: string): Promise<string> {
+  const parts: string[] = [];
+  for (const table of [...tables].sort()) {
+    const [row] = await sql.unsafe<{ part: string }[]>(
+      `select coalesce(string_agg(md5(x::text), ',' order by md5(x::text)), '') as part from public.${quoteIdent(table)} x where community_id = $1`,
+      [id],
+    );
+    parts.push(`${table}:${row!.part}`);
+  }
+  const [community] = await sql<{ part: string }[]>`select md5(c::text) as part from public.communities c where c.id = ${id}`;
+  parts.push(`communities:${community?.part ?? 'absent'}`);
+  return parts.join(';');
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Every row of a table as jsonb, in a stable order: what "the upgrade kept the rows" compares. */
+export async function tableRows(sql: postgres.Sql, table: string): Promise<unknown[]> {
+  const [row] = await sql.unsafe<{ rows: unknown[] }[]>(
+    `select coalesce(jsonb_agg(to_jsonb(x) order by to_jsonb(x)::text), '[]'::jsonb) as rows from ${table} x`,
+  );
+  return row!.rows;
+}
+
+/** The SQLSTATE a statement fails with, or 'ok'. */
+export async function sqlStateOf(query: PromiseLike<unknown>): Promise<string> {
+  try {
+    await query;
+    return 'ok';
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string') throw error;
+    return code;
+  }
+}
+
+/**
+ * What the application (role community_deletion_app, on its own connection)
+ * gets when it inserts a row of the community into a scoped table: 'allowed'
+ * (then rolled back, so nothing changes) or the SQLSTATE of the refusal.
+ */
+export async function applicationWrite(url: string, communityId: string): Promise<string> {
+  const app = postgres(url, { max: 1, onnotice: () => {} });
+  const rollback = new Error('rollback');
+  try {
+    await app.begin(async (tx) => {
+      await tx`set local role community_deletion_app`;
+      await tx`insert into public.pubkey_allowlist (community_id, pubkey) values (${communityId}, ${hex('application write probe')})`;
+      throw rollback;
+    });
+    throw new Error('the probe transaction committed');
+  } catch (error) {
+    if (error === rollback) return 'allowed';
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string') throw error;
+    return code;
+  } finally {
+    await app.end();
+  }
+}

@@ -1,0 +1,52 @@
+// The upgrade harness itself (test/helpers/upgrade.ts): a database built at
+// level n is what the project's own migration run builds, so an upgrade test
+// that starts from it starts from a real deployment of level n.
+import t from 'tap';
+import type { TestDatabase } from '../helpers/db.js';
+import { createTestDatabase } from '../helpers/db.js';
+import {
+  catalogSnapshot, databaseAtLevel, latestLevel, migrateCommitted, snapshotDifference, sqlHasContent,
+} from '../helpers/upgrade.js';
+
+const latest = await latestLevel();
+
+async function withDatabase<T>(db: TestDatabase, use: (db: TestDatabase) => Promise<T>): Promise<T> {
+  try {
+    return await use(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+// What `graphile-migrate migrate` in the repository builds from nothing.
+const reference = await withDatabase(await createTestDatabase({ empty: true }), async (db) => {
+  await migrateCommitted(db.url);
+  return catalogSnapshot(db.url);
+});
+
+t.test('the latest level is exactly what the project migration builds', async (t) => {
+  const snapshot = await withDatabase(await databaseAtLevel(latest), (db) => catalogSnapshot(db.url));
+  t.same(snapshotDifference(snapshot, reference), [], `level ${latest} (- harness, + project)`);
+});
+
+t.test('every older level is another schema, and upgrades to the latest one', async (t) => {
+  for (let level = 1; level < latest; level++) {
+    await withDatabase(await databaseAtLevel(level), async (db) => {
+      t.not(snapshotDifference(await catalogSnapshot(db.url), reference).length, 0, `level ${level} differs from level ${latest}`);
+      await migrateCommitted(db.url);
+      t.same(snapshotDifference(await catalogSnapshot(db.url), reference), [], `level ${level} upgraded (- upgraded, + fresh)`);
+    });
+  }
+});
+
+t.test('levels that do not exist are refused', async (t) => {
+  for (const level of [0, latest + 1, 1.5]) await t.rejects(databaseAtLevel(level), /no migration level/, `level ${level}`);
+});
+
+t.test('current.sql counts only with something besides comments (scripts/lib.sh)', async (t) => {
+  t.notOk(sqlHasContent('-- Enter migration here\n'));
+  t.notOk(sqlHasContent('\n  \n--\n-- a comment\r\n'));
+  t.ok(sqlHasContent('--!include functions/submit.sql\n'), 'an include is content');
+  t.ok(sqlHasContent('-- comment\nselect 1;\n'));
+  t.ok(sqlHasContent('  alter table x add column y int; -- trailing comment'));
+});
