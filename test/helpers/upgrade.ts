@@ -14,7 +14,7 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { S3Store } from '../../src/s3.js';
-import { createTestDatabase, type TestDatabase } from './db.js';
+import { adminSql, createTestDatabase, type TestDatabase } from './db.js';
 import { hex } from './e2e.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -186,6 +186,39 @@ export function runSqlFile(url: string, file: string): Promise<void> {
 }
 
 /**
+ * A community with rows in a few scoped tables, a guarded read-state event and
+ * a provenance row, written with plain SQL on the host's public tables only
+ * (no engine function, no test fixture), so it works at every migration level.
+ * Returns the community id.
+ */
+export async function seedCommunityRows(sql: postgres.Sql, host: string): Promise<string> {
+  return sql.begin(async (tx) => {
+    const [community] = await tx<{ id: string }[]>`
+      insert into public.communities (host, name, signing_key, icon)
+      values (${host}, ${`Community ${host}`}, ${Buffer.from(hex(`${host}:key`), 'hex')}, ${`icon-${host}.png`})
+      returning id`;
+    const id = community!.id;
+    const [channel] = await tx<{ id: string }[]>`
+      insert into public.channels (community_id, name, topic) values (${id}, 'general', ${`all things ${host}`}) returning id`;
+    for (let i = 1; i <= 2; i++) {
+      const pk = hex(`${host}:user:${i}`);
+      const ev = hex(`${host}:event:${i}`);
+      await tx`insert into public.users (community_id, pubkey, display_name) values (${id}, ${pk}, ${`user ${i}`})`;
+      await tx`insert into public.relay_members (community_id, pubkey, role) values (${id}, ${pk}, ${i === 1 ? 'owner' : 'member'})`;
+      await tx`insert into public.pubkey_allowlist (community_id, pubkey, added_by) values (${id}, ${pk}, 'seed')`;
+      await tx`insert into public.events (community_id, id, pubkey, kind, channel_id, content)
+               values (${id}, ${ev}, ${pk}, 1, ${channel!.id}, ${`hello ${i}`})`;
+      await tx`insert into public.reactions (community_id, event_id, pubkey, content) values (${id}, ${ev}, ${pk}, '+')`;
+      await tx`insert into public.product_feedback (community_id, submitted_by, body) values (${id}, ${pk}, ${`feedback ${i}`})`;
+    }
+    // Hard-deleting it is guarded (only the engine may): the purge must still be admitted after an upgrade.
+    await tx`insert into public.events (community_id, id, pubkey, kind, d_tag, content)
+             values (${id}, ${hex(`${host}:read-state`)}, ${hex(`${host}:user:1`)}, 30078, 'read-state:general', '{}')`;
+    return id;
+  });
+}
+
+/**
  * Objects and Redis keys of a community, independent of the migration level:
  * under each owned prefix two keys with two versions and a delete marker,
  * the first with one more version on top (7 entries per prefix); in Redis
@@ -277,4 +310,38 @@ export async function applicationWrite(url: string, communityId: string): Promis
   } finally {
     await app.end();
   }
+}
+
+/**
+ * A LOGIN role (cluster-wide, like the engine's roles) that is a member of the
+ * given group roles: created and granted only when missing, under an advisory
+ * lock, so test files and databases sharing the cluster can ask for it at the
+ * same time. Trust authentication on the test server lets it connect as is.
+ */
+export async function ensureLoginRole(name: string, memberOf: readonly string[]): Promise<void> {
+  const admin = adminSql();
+  try {
+    await admin.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('community-deletion test login roles'))`;
+      const [existing] = await tx<{ rolcanlogin: boolean }[]>`select rolcanlogin from pg_roles where rolname = ${name}`;
+      if (!existing) await tx.unsafe(`create role ${quoteIdent(name)} login nosuperuser inherit`);
+      else if (!existing.rolcanlogin) throw new Error(`role ${name} exists but cannot log in`);
+      for (const group of memberOf) {
+        const [granted] = await tx<{ n: number }[]>`
+          select count(*)::int as n from pg_auth_members m
+           where m.roleid = ${group}::regrole and m.member = ${name}::regrole`;
+        if (granted!.n === 0) await tx.unsafe(`grant ${quoteIdent(group)} to ${quoteIdent(name)}`);
+      }
+    });
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A connection to the database as another login role (the URL's user replaced). */
+export function connectAs(url: string, role: string): postgres.Sql {
+  const asRole = new URL(url);
+  asRole.username = role;
+  asRole.password = '';
+  return postgres(asRole.toString(), { max: 1, onnotice: () => {} });
 }

@@ -16,11 +16,11 @@ import type { ManifestEntry } from '../../src/manifest.js';
 import { Taxonomy, type TaxonomyRow } from '../../src/taxonomy.js';
 import { createTestBucket } from '../helpers/moto.js';
 import {
-  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, hex, redisClient, requestRow, show, type Fingerprint,
+  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, type Fingerprint,
 } from '../helpers/e2e.js';
 import {
   appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, communityRowsDigest, databaseAtLatest,
-  databaseAtLevel, root, runSqlFile, seedStorageAndCache, snapshotDifference, sqlStateOf, tableRows, upgradeToLatest,
+  databaseAtLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf, tableRows, upgradeToLatest,
 } from '../helpers/upgrade.js';
 
 const CHUNK_SIZE = 2;
@@ -56,34 +56,6 @@ t.teardown(async () => {
 });
 
 // ---- level-6 SQL --------------------------------------------------------
-
-/** A community with rows in a few scoped tables, a guarded read-state event and a provenance row. */
-async function seedLevel6Community(host: string): Promise<string> {
-  return sql.begin(async (tx) => {
-    const [community] = await tx<{ id: string }[]>`
-      insert into public.communities (host, name, signing_key, icon)
-      values (${host}, ${`Community ${host}`}, ${Buffer.from(hex(`${host}:key`), 'hex')}, ${`icon-${host}.png`})
-      returning id`;
-    const id = community!.id;
-    const [channel] = await tx<{ id: string }[]>`
-      insert into public.channels (community_id, name, topic) values (${id}, 'general', ${`all things ${host}`}) returning id`;
-    for (let i = 1; i <= 2; i++) {
-      const pk = hex(`${host}:user:${i}`);
-      const ev = hex(`${host}:event:${i}`);
-      await tx`insert into public.users (community_id, pubkey, display_name) values (${id}, ${pk}, ${`user ${i}`})`;
-      await tx`insert into public.relay_members (community_id, pubkey, role) values (${id}, ${pk}, ${i === 1 ? 'owner' : 'member'})`;
-      await tx`insert into public.pubkey_allowlist (community_id, pubkey, added_by) values (${id}, ${pk}, 'seed')`;
-      await tx`insert into public.events (community_id, id, pubkey, kind, channel_id, content)
-               values (${id}, ${ev}, ${pk}, 1, ${channel!.id}, ${`hello ${i}`})`;
-      await tx`insert into public.reactions (community_id, event_id, pubkey, content) values (${id}, ${ev}, ${pk}, '+')`;
-      await tx`insert into public.product_feedback (community_id, submitted_by, body) values (${id}, ${pk}, ${`feedback ${i}`})`;
-    }
-    // Hard-deleting it is guarded (only the engine may): the purge must still be admitted after the upgrade.
-    await tx`insert into public.events (community_id, id, pubkey, kind, d_tag, content)
-             values (${id}, ${hex(`${host}:read-state`)}, ${hex(`${host}:user:1`)}, 30078, 'read-state:general', '{}')`;
-    return id;
-  });
-}
 
 async function level6Taxonomy(): Promise<Taxonomy> {
   return new Taxonomy(await sql<TaxonomyRow[]>`select name, scope, prefix_template, key_pattern, writer from public.deletion_storage_taxonomy()`);
@@ -186,11 +158,11 @@ const hosts = {
   deleted: `deleted-${tag}.example`,
 };
 const ids = {
-  quiescing: await seedLevel6Community(hosts.quiescing),
-  fenced: await seedLevel6Community(hosts.fenced),
-  drained: await seedLevel6Community(hosts.drained),
-  bystander: await seedLevel6Community(hosts.bystander),
-  deleted: await seedLevel6Community(hosts.deleted),
+  quiescing: await seedCommunityRows(sql, hosts.quiescing),
+  fenced: await seedCommunityRows(sql, hosts.fenced),
+  drained: await seedCommunityRows(sql, hosts.drained),
+  bystander: await seedCommunityRows(sql, hosts.bystander),
+  deleted: await seedCommunityRows(sql, hosts.deleted),
 };
 for (const which of ['quiescing', 'fenced', 'drained', 'bystander'] as const) {
   seeded.push(ids[which]);

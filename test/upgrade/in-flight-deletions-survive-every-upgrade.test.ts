@@ -1,0 +1,437 @@
+// The upgrade test for every migration from 000008 on, written once: for each
+// level L from 7 (the first with the stable SQL API of docs/sql-api.md) to the
+// latest committed level - 1, a database is built at level L and put in use
+// through the level-L API exactly as a level-L client would (positional calls,
+// submit and approve by two different database logins), with
+//   * a target community fenced, its post-fence key chunks appended and the
+//     destructive manifest frozen (its executor stopped before mark_drained),
+//   * a community deleted completely (a tombstone, retention_pending), and
+//   * a bystander in use;
+// then it is upgraded the way a deployment does it (the remaining committed
+// migrations, then current.sql) and the CLI of today finishes the target's
+// deletion. Nothing in flight may be lost, no guard may lapse on either side
+// of the upgrade, and the bystander stays byte-identical. Each level runs
+// twice: with the write fence its migrations installed (native where the
+// library is installed) and with the PL/pgSQL fallback. A new migration is
+// covered as soon as it is committed (latestLevel()); until then this file
+// already tests the upgrade through current.sql.
+//
+// At level L only level-L SQL is used; the SQL fixtures of db/tests follow the
+// latest layout and are loaded for good only after the upgrade.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import type postgres from 'postgres';
+import { enumerateOwnedStorage } from '../../src/inventory.js';
+import { Taxonomy, type TaxonomyRow } from '../../src/taxonomy.js';
+import type { S3Store } from '../../src/s3.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { createTestBucket } from '../helpers/moto.js';
+import {
+  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, type Fingerprint,
+} from '../helpers/e2e.js';
+import {
+  appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, connectAs, databaseAtLatest, databaseAtLevel,
+  ensureLoginRole, latestLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf,
+  upgradeToLatest,
+} from '../helpers/upgrade.js';
+
+/** The first level whose SQL API (schema community_deletion, docs/sql-api.md) this file drives. */
+const FIRST_STABLE_API_LEVEL = 7;
+const CHUNK_SIZE = 2;
+const LEASE_SECONDS = 3600; // the fake executors' leases: ended by the test, never by the clock
+/** seedStorageAndCache: 7 entries under each of the 3 owned prefixes, 4 chunks of at most 2 per prefix. */
+const EXPECTED_CHUNKS = 12;
+const REQUESTER = 'upgrade_test_requester';
+const APPROVER = 'upgrade_test_approver';
+const HELPERS_SQL = path.join(root, 'db', 'tests', 'fixtures', 'helpers.sql');
+
+const latest = await latestLevel();
+const levels = Array.from({ length: Math.max(0, latest - FIRST_STABLE_API_LEVEL) }, (_, i) => FIRST_STABLE_API_LEVEL + i);
+
+const bucket = await createTestBucket(t);
+const redis = redisClient();
+const seeded: string[] = []; // communities whose Redis keys this file leaves in the shared server
+t.teardown(async () => {
+  for (const id of seeded) {
+    const keys = await redis.keys(`buzz:${id}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+  redis.disconnect();
+});
+// Two operators with their own database logins: a level may require the
+// approval to come from another login than the submission.
+await ensureLoginRole(REQUESTER, ['community_deletion_operator']);
+await ensureLoginRole(APPROVER, ['community_deletion_operator']);
+
+t.ok(levels.length > 0 && levels.at(-1) === latest - 1, `level(s) ${levels.join(', ')} each upgraded to level ${latest}`);
+for (const level of levels) {
+  t.test(`from level ${level}`, (t) => inFlightDeletionsSurviveUpgrade(t, level, 'as migrated'));
+  // A server without the native fence library runs the PL/pgSQL fence; the upgrade must keep it working too.
+  t.test(`from level ${level} with the PL/pgSQL write fence`, (t) => inFlightDeletionsSurviveUpgrade(t, level, 'plpgsql'));
+}
+
+// ---- the level-L API ----------------------------------------------------
+
+interface Operators {
+  requester: postgres.Sql;
+  approver: postgres.Sql;
+}
+
+interface Request {
+  id: string;
+  communityId: string;
+}
+
+interface Token extends Request {
+  owner: string;
+  generation: string;
+  fence: string;
+}
+
+async function taxonomyOf(sql: postgres.Sql): Promise<Taxonomy> {
+  return new Taxonomy(await sql<TaxonomyRow[]>`select name, scope, prefix_template, key_pattern, writer from community_deletion.storage_taxonomy_rules()`);
+}
+
+/** The operator side: submit and freeze the inventory from a real listing (requester's login), approve (approver's login). */
+async function submitAndApprove(ops: Operators, host: string): Promise<Request> {
+  const [request] = await ops.requester<{ id: string; community_id: string }[]>`
+    select id, community_id from community_deletion.submit(${host}, 'carol@ops', 'upgrade test')`;
+  const taxonomy = await taxonomyOf(ops.requester);
+  const summary = await enumerateOwnedStorage(bucket.store, taxonomy, request!.community_id, { chunkSize: CHUNK_SIZE });
+  await ops.requester`select 1 from community_deletion.freeze_inventory(${request!.id}::uuid, ${ops.requester.json(jsonOf(summary))})`;
+  await ops.approver`select 1 from community_deletion.approve(${request!.id}::uuid, 'dave@ops', 'approved before the upgrade')`;
+  return { id: request!.id, communityId: request!.community_id };
+}
+
+/** An executor of level L: claim, heartbeat, begin quiescing, fence. */
+async function claimAndFence(sql: postgres.Sql, request: Request, owner: string): Promise<Token> {
+  const [claim] = await sql<{ lease_generation: string }[]>`
+    select lease_generation from community_deletion.claim(${owner}, ${request.id}::uuid, ${LEASE_SECONDS}::integer)`;
+  if (!claim) throw new Error(`nothing claimed for ${request.id}`);
+  const generation = String(claim.lease_generation);
+  await sql`select community_deletion.heartbeat(${request.id}::uuid, ${owner}, ${generation}::bigint, 'run', ${LEASE_SECONDS}::integer, false)`;
+  await sql`select community_deletion.begin_quiescing(${request.id}::uuid, ${owner}, ${generation}::bigint)`;
+  const [fenced] = await sql<{ fence: string }[]>`
+    select community_deletion.fence(${request.id}::uuid, ${owner}, ${generation}::bigint) as fence`;
+  return { ...request, owner, generation, fence: String(fenced!.fence) };
+}
+
+/** The post-fence enumeration into key chunks, then the destructive manifest's freeze. */
+async function appendChunksAndFreeze(sql: postgres.Sql, token: Token): Promise<void> {
+  const { id, owner, generation, fence } = token;
+  const summary = await enumerateOwnedStorage(bucket.store, await taxonomyOf(sql), token.communityId, {
+    chunkSize: CHUNK_SIZE,
+    onChunk: async (chunk) => {
+      await sql`select community_deletion.append_key_chunk(${id}::uuid, ${owner}, ${generation}::bigint, ${fence}::bigint,
+        ${chunk.chunk_no}::integer, ${chunk.prefix}, ${sql.json(jsonOf(chunk.entries))})`;
+    },
+  });
+  await sql`select community_deletion.freeze_destructive_manifest(${id}::uuid, ${owner}, ${generation}::bigint, ${fence}::bigint,
+    ${sql.json(jsonOf(summary))})`;
+}
+
+/** An executor call presenting the fenced token (and optionally a detail object). */
+function stageCall(sql: postgres.Sql, token: Token, fn: string, detail?: postgres.JSONValue): Promise<unknown[]> {
+  const args = [token.id, token.owner, token.generation, token.fence, ...(detail ? [sql.json(detail)] : [])];
+  return sql.unsafe(`select * from community_deletion.${fn}($1::uuid, $2, $3::bigint, $4::bigint${detail ? ', $5::jsonb' : ''})`, args);
+}
+
+/** Every stage after the fence of a community without objects or keys: no chunks, straight to retention_pending. */
+async function finishEmptyDeletion(sql: postgres.Sql, token: Token): Promise<void> {
+  await appendChunksAndFreeze(sql, token);
+  await stageCall(sql, token, 'mark_drained');
+  if ((await stageCall(sql, token, 'next_key_chunk')).length > 0) throw new Error('a community without objects has a key chunk');
+  await stageCall(sql, token, 'mark_bindings_removed', { deleted: 0 });
+  await stageCall(sql, token, 'purge_postgres');
+  await stageCall(sql, token, 'mark_cache_purged', { unlinked: 0 });
+  await stageCall(sql, token, 'verify_postgres_absence');
+  await stageCall(sql, token, 'mark_logically_verified', { postgres: 'absent', storage: 'empty', redis: 'empty' });
+  await stageCall(sql, token, 'mark_retention_pending', { executor: token.owner });
+}
+
+function jsonOf(value: unknown): postgres.JSONValue {
+  return JSON.parse(JSON.stringify(value)) as postgres.JSONValue;
+}
+
+// ---- what the upgrade must keep -----------------------------------------
+
+type Row = Record<string, unknown>;
+
+/** The control-plane rows of one request, each table in a stable order. */
+interface ControlPlane {
+  request: Row[];
+  approvals: Row[];
+  chunks: Row[];
+  checkpoints: Row[];
+}
+
+async function controlPlaneOf(sql: postgres.Sql, requestId: string): Promise<ControlPlane> {
+  const [row] = await sql<ControlPlane[]>`
+    select (select coalesce(jsonb_agg(to_jsonb(r)), '[]') from community_deletion.requests r where r.id = ${requestId}) as request,
+           (select coalesce(jsonb_agg(to_jsonb(a) order by a.approved_at), '[]')
+              from community_deletion.approvals a where a.request_id = ${requestId}) as approvals,
+           (select coalesce(jsonb_agg(to_jsonb(k) order by k.chunk_no), '[]')
+              from community_deletion.manifest_keys k where k.request_id = ${requestId}) as chunks,
+           (select coalesce(jsonb_agg(to_jsonb(c) order by c.sequence), '[]')
+              from community_deletion.checkpoints c where c.request_id = ${requestId}) as checkpoints`;
+  return row!;
+}
+
+/** Every row of public.communities, by id. */
+async function communitiesOf(sql: postgres.Sql): Promise<Row[]> {
+  const [row] = await sql<{ rows: Row[] }[]>`select coalesce(jsonb_agg(to_jsonb(c) order by c.id), '[]') as rows from public.communities c`;
+  return row!.rows;
+}
+
+/**
+ * The rows after the upgrade restricted to the columns the rows had before:
+ * a later migration may add columns, but every value that existed must be
+ * kept (a dropped column shows as '<dropped>').
+ */
+function onOldColumns(before: Row[], after: Row[]): Row[] {
+  const columns = [...new Set(before.flatMap((r) => Object.keys(r)))];
+  return after.map((r) => Object.fromEntries(columns.map((c) => [c, c in r ? r[c] : '<dropped>'])));
+}
+
+/**
+ * A community's rows in every public table with a community_id column (found
+ * in the catalog, so at any level) and its communities row, each table's rows
+ * as jsonb.
+ */
+async function communityRows(sql: postgres.Sql, id: string): Promise<Record<string, Row[]>> {
+  const tables = await sql<{ name: string }[]>`
+    select c.relname as name from pg_class c join pg_attribute a on a.attrelid = c.oid
+     where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and a.attname = 'community_id' and not a.attisdropped
+     order by 1`;
+  const rows: Record<string, Row[]> = {};
+  for (const { name } of tables) {
+    const [row] = await sql.unsafe<{ rows: Row[] }[]>(
+      `select coalesce(jsonb_agg(to_jsonb(x)), '[]') as rows from public."${name.replaceAll('"', '""')}" x where community_id = $1`, [id]);
+    rows[name] = row!.rows;
+  }
+  const [community] = await sql<{ rows: Row[] }[]>`select coalesce(jsonb_agg(to_jsonb(c)), '[]') as rows from public.communities c where c.id = ${id}`;
+  rows.communities = community!.rows;
+  return rows;
+}
+
+/** communityRows after the upgrade on the columns of before, every table's rows in one canonical order. */
+function communityRowsOnOldColumns(before: Record<string, Row[]>, after: Record<string, Row[]>): [Record<string, Row[]>, Record<string, Row[]>] {
+  const canonical = (r: Row) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]));
+  const sorted = (rows: Row[]) => [...rows].sort((a, b) => canonical(a).localeCompare(canonical(b)));
+  const tables = Object.keys(before);
+  return [
+    Object.fromEntries(tables.map((table) => [table, sorted(onOldColumns(before[table]!, after[table] ?? []))])),
+    Object.fromEntries(tables.map((table) => [table, sorted(before[table]!)])),
+  ];
+}
+
+function controlPlaneOnOldColumns(before: ControlPlane, after: ControlPlane): ControlPlane {
+  return {
+    request: onOldColumns(before.request, after.request),
+    approvals: onOldColumns(before.approvals, after.approvals),
+    chunks: onOldColumns(before.chunks, after.chunks),
+    checkpoints: onOldColumns(before.checkpoints, after.checkpoints),
+  };
+}
+
+/**
+ * fingerprint() needs the fixture functions of db/tests/fixtures/helpers.sql,
+ * which must not stay in a database that is still to be upgraded and compared
+ * with a fresh one: they are loaded in a transaction that is rolled back.
+ */
+async function fingerprintWithoutFixtures(sql: postgres.Sql, store: S3Store, id: string): Promise<Fingerprint> {
+  const helpers = await readFile(HELPERS_SQL, 'utf8');
+  const rollback = new Error('rollback');
+  let print: Fingerprint | undefined;
+  await sql.begin(async (tx) => {
+    await tx.unsafe(helpers);
+    print = await fingerprint(tx as unknown as postgres.Sql, store, redis, id);
+    throw rollback;
+  }).catch((error: unknown) => {
+    if (error !== rollback) throw error;
+  });
+  return print!;
+}
+
+// ---- one level ----------------------------------------------------------
+
+/** The write fence the level-L database runs: what its migrations installed, or the PL/pgSQL fallback. */
+type FenceChoice = 'as migrated' | 'plpgsql';
+
+async function chooseFence(sql: postgres.Sql, fence: FenceChoice): Promise<string> {
+  if (fence === 'plpgsql') await sql`select community_deletion.install_write_fence(false)`;
+  const [row] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
+  return row!.impl;
+}
+
+interface Scene {
+  hosts: { target: string; bystander: string; tombstone: string };
+  ids: { target: string; bystander: string; tombstone: string };
+  target: Token;
+  tombstone: Token;
+}
+
+async function inFlightDeletionsSurviveUpgrade(t: Test, level: number, fence: FenceChoice): Promise<void> {
+  const db = await databaseAtLevel(level);
+  t.teardown(() => db.drop());
+  const sql = db.sql;
+  const implementation = await chooseFence(sql, fence);
+  if (fence === 'plpgsql') t.equal(implementation, 'plpgsql', 'the level-L database runs the PL/pgSQL fence');
+  const ops: Operators = { requester: connectAs(db.url, REQUESTER), approver: connectAs(db.url, APPROVER) };
+  t.teardown(async () => {
+    await ops.requester.end();
+    await ops.approver.end();
+  });
+
+  let driven: Scene | undefined;
+  await t.test(`level ${level}: its API takes a deletion to fenced and another to retention_pending`, async (t) => {
+    driven = await driveAtLevel(t, db, ops, level);
+  });
+  if (!driven) {
+    t.fail(`level ${level} could not be put in use`);
+    return;
+  }
+  const scene: Scene = driven;
+  const before = {
+    target: await controlPlaneOf(sql, scene.target.id),
+    tombstone: await controlPlaneOf(sql, scene.tombstone.id),
+    communities: await communitiesOf(sql),
+    bystander: await fingerprintWithoutFixtures(sql, bucket.store, scene.ids.bystander),
+    bystanderRows: await communityRows(sql, scene.ids.bystander),
+  };
+  t.same([before.target.chunks.length, before.target.chunks.filter((c) => c.deleted_at !== null).length], [EXPECTED_CHUNKS, 0],
+    `the fenced request has ${EXPECTED_CHUNKS} key chunks, none stamped`);
+  t.equal(before.target.approvals.length, 1, 'and one approval');
+  t.ok(before.bystander.rows > 0 && before.bystander.versions > 0 && before.bystander.keys > 0, 'the bystander holds rows, objects and keys');
+
+  await t.test(`level ${level}: the guards hold before the upgrade`, (t) => guardsHold(t, db, ops, scene));
+
+  await t.test(`level ${level} -> ${latest}: the upgrade keeps everything in flight`, async (t) => {
+    await upgradeToLatest(db.url);
+    t.same((await appliedMigrations(db)).map((m) => m.filename), (await committedMigrations()).map((f) => `${f.slice(0, 6)}.sql`),
+      'every committed migration is applied');
+    for (const which of ['target', 'tombstone'] as const) {
+      const after = await controlPlaneOf(sql, scene[which].id);
+      t.same(controlPlaneOnOldColumns(before[which], after), before[which], `the ${which} request's row, approval, key chunks and checkpoints are intact`);
+    }
+    t.same(onOldColumns(before.communities, await communitiesOf(sql)), before.communities, 'public.communities is unchanged');
+    t.same(...communityRowsOnOldColumns(before.bystanderRows, await communityRows(sql, scene.ids.bystander)),
+      "the bystander's rows in every public table are unchanged");
+    const [kept] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
+    t.equal(kept?.impl, implementation, `the write fence keeps its implementation (${implementation})`);
+    const fresh = await databaseAtLatest();
+    try {
+      await chooseFence(fresh.sql, fence);
+      t.same(snapshotDifference(await catalogSnapshot(db.url), await catalogSnapshot(fresh.url)), [],
+        'the upgraded catalog equals a freshly migrated one (- upgraded, + fresh)');
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  await t.test(`level ${level} -> ${latest}: the guards still hold`, (t) => guardsHold(t, db, ops, scene));
+
+  await t.test(`level ${level} -> ${latest}: the real CLI finishes the fenced deletion`, async (t) => {
+    await runSqlFile(db.url, HELPERS_SQL);
+    // Across the upgrade its S3 objects, Redis keys and row count are identical, its rows are
+    // (on the columns they had at level L, checked above); from here on, byte-identical.
+    const upgraded = await fingerprint(sql, bucket.store, redis, scene.ids.bystander);
+    t.same({ ...upgraded, pg: 'compared on the old columns' }, { ...before.bystander, pg: 'compared on the old columns' },
+      "the upgrade left the bystander's objects, keys and row count as they were");
+    await finishWithCli(t, db, scene, upgraded);
+  });
+}
+
+async function driveAtLevel(t: Test, db: TestDatabase, ops: Operators, level: number): Promise<Scene> {
+  const sql = db.sql;
+  const loginOf = async (s: postgres.Sql) =>
+    (await s<{ login: string; superuser: boolean }[]>`
+      select session_user as login, rolsuper as superuser from pg_roles where rolname = session_user`)[0];
+  t.same([await loginOf(ops.requester), await loginOf(ops.approver)],
+    [{ login: REQUESTER, superuser: false }, { login: APPROVER, superuser: false }],
+    'submit and approve run as two different non-superuser logins');
+  for (const [role, fn] of [[REQUESTER, 'submit'], [REQUESTER, 'freeze_inventory'], [APPROVER, 'approve'], [REQUESTER, 'storage_taxonomy_rules']]) {
+    const [granted] = await sql<{ ok: boolean }[]>`
+      select bool_and(has_function_privilege(${role!}, p.oid, 'execute')) as ok
+        from pg_proc p where p.pronamespace = 'community_deletion'::regnamespace and p.proname = ${fn!}`;
+    t.equal(granted?.ok, true, `${role} may execute community_deletion.${fn} at level ${level}`);
+  }
+
+  const tag = `upgrade-from-${level}-${process.pid}`;
+  const hosts = { target: `target-${tag}.example`, bystander: `bystander-${tag}.example`, tombstone: `tombstone-${tag}.example` };
+  const ids = {
+    target: await seedCommunityRows(sql, hosts.target),
+    bystander: await seedCommunityRows(sql, hosts.bystander),
+    tombstone: await seedCommunityRows(sql, hosts.tombstone),
+  };
+  for (const which of ['target', 'bystander'] as const) {
+    seeded.push(ids[which]);
+    await seedStorageAndCache(bucket.store, redis, ids[which], `${tag}:${which}`);
+  }
+
+  // Deleted completely (no objects, no keys, no chunks).
+  const tombstone = await claimAndFence(sql, await submitAndApprove(ops, hosts.tombstone), `level-${level}-executor-1`);
+  await finishEmptyDeletion(sql, tombstone);
+  // Fenced with its key chunks and frozen destructive manifest; the executor stops before mark_drained.
+  const target = await claimAndFence(sql, await submitAndApprove(ops, hosts.target), `level-${level}-executor-2`);
+  await appendChunksAndFreeze(sql, target);
+
+  const stages = await sql<{ id: string; stage: string; lease_generation: string }[]>`
+    select id, stage, lease_generation from community_deletion.requests`;
+  t.same(Object.fromEntries(stages.map((r) => [r.id, [r.stage, String(r.lease_generation)]])), {
+    [target.id]: ['fenced', '1'], [tombstone.id]: ['retention_pending', '1'],
+  }, 'one request fenced, one complete, each under lease generation 1');
+  const states = await sql<{ id: string; deletion_state: string }[]>`select id, deletion_state from public.communities`;
+  t.same(Object.fromEntries(states.map((r) => [r.id, r.deletion_state])), {
+    [ids.target]: 'fenced', [ids.bystander]: 'active', [ids.tombstone]: 'tombstone',
+  }, 'the communities are fenced, active and a tombstone');
+  return { hosts, ids, target, tombstone };
+}
+
+async function guardsHold(t: Test, db: TestDatabase, ops: Operators, scene: Scene): Promise<void> {
+  const { sql } = db;
+  const { ids, hosts } = scene;
+  t.equal(await applicationWrite(db.url, ids.target), '55000', 'the application cannot write the fenced community');
+  t.equal(await applicationWrite(db.url, ids.tombstone), '55000', 'the application cannot write the tombstone');
+  t.equal(await applicationWrite(db.url, ids.bystander), 'allowed', 'the application can write the bystander (rolled back)');
+  t.equal(await sqlStateOf(sql`insert into public.communities (host) values (${hosts.tombstone.toUpperCase()})`), 'DL8T2',
+    "the tombstone's host cannot be reused");
+  t.equal(await sqlStateOf(sql`update public.communities set deletion_state = 'active', deleted_at = null where id = ${ids.tombstone}`),
+    'DL8T1', 'the tombstone cannot be revived');
+  t.equal(await sqlStateOf(sql`delete from public.communities where id = ${ids.tombstone}`), 'DL8T1', 'the tombstone cannot be deleted');
+  t.equal(await sqlStateOf(ops.requester`select community_deletion.submit(${hosts.tombstone}, 'carol@ops', 'again')`), 'DL2C1',
+    'the tombstoned community cannot be submitted again');
+  const [tombstone] = await sql<{ deletion_state: string }[]>`select deletion_state from public.communities where id = ${ids.tombstone}`;
+  t.equal(tombstone?.deletion_state, 'tombstone', 'the tombstone stays a tombstone');
+}
+
+async function finishWithCli(t: Test, db: TestDatabase, scene: Scene, bystanderBefore: Fingerprint): Promise<void> {
+  const { sql } = db;
+  const { target, ids } = scene;
+  await expireLease(sql, target.id); // the level-L executor is gone: its lease ends now, not in an hour
+  const run = await deletions(['run', target.id], cliEnv(db, bucket, { DELETIONS_CHUNK_SIZE: String(CHUNK_SIZE) }));
+  t.equal(run.code, 0, show(run));
+  t.same(run.json?.stages?.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES.slice(RUNNABLE_STAGES.indexOf('fenced')),
+    'the request resumes at fenced and runs every later stage once');
+  const row = await requestRow(sql, target.id);
+  t.equal(row.stage, 'retention_pending', 'the request is complete');
+  t.equal(row.lease_generation, String(Number(target.generation) + 1), 'the new executor held lease generation 2');
+  t.equal(row.lease_owner, null, 'and released its lease');
+  t.equal(row.fence_generation, target.fence, 'under the fence generation of level L');
+  const stamps = (await checkpoints(sql, target.id)).filter((c) => c.stage === 'drained' && c.unit_key.startsWith('chunk:'));
+  t.same([stamps.length, [...new Set(stamps.map((c) => c.lease_generation))]], [EXPECTED_CHUNKS, ['2']],
+    'every key chunk of level L was deleted and stamped by the new executor');
+
+  const after = await fingerprint(sql, bucket.store, redis, ids.target);
+  t.same({ rows: after.rows, versions: after.versions, keys: after.keys }, { rows: 0, versions: 0, keys: 0 },
+    'nothing of the target is left in PostgreSQL, S3 or Redis');
+  t.equal(await redis.get(`buzz:${ids.target}`), 'bare key outside the namespace', 'the bare key outside the namespace survives');
+  const [community] = await sql<{ deletion_state: string; provenance: number }[]>`
+    select c.deletion_state, (select count(*)::int from public.product_feedback f where f.community_id = c.id) as provenance
+      from public.communities c where c.id = ${ids.target}`;
+  t.same(community, { deletion_state: 'tombstone', provenance: 0 }, 'the target is a tombstone and no provenance row points at it');
+  t.same(await fingerprint(sql, bucket.store, redis, ids.bystander), bystanderBefore,
+    'the bystander is byte-identical in all three stores to what it was before the run');
+  t.equal(await applicationWrite(db.url, ids.bystander), 'allowed', 'the bystander is still writable');
+}
