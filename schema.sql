@@ -120,33 +120,71 @@ $$;
 ALTER FUNCTION community_deletion._advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
--- Name: _attach_early_fence(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: _advisory_lock_holders(bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion._attach_early_fence(p_table text) RETURNS void
+CREATE FUNCTION community_deletion._advisory_lock_holders(p_key bigint) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(pg_catalog.string_agg(
+           pg_catalog.format('pid %s (role %s, application %s)', l.pid, coalesce(a.usename::text, '?'),
+                             coalesce(nullif(a.application_name, ''), '?')), ', ' order by l.pid), 'nobody')
+    from pg_catalog.pg_locks l
+    left join pg_catalog.pg_stat_activity a on a.pid = l.pid
+   where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+     and l.classid::bigint = ((p_key >> 32) & 4294967295)
+     and l.objid::bigint = (p_key & 4294967295)
+     and l.pid <> pg_catalog.pg_backend_pid()
+$$;
+
+
+ALTER FUNCTION community_deletion._advisory_lock_holders(p_key bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _apply_lock_timeout(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._apply_lock_timeout() RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.set_config('lock_timeout',
+           (pg_catalog.ceil(extract(epoch from s.lock_timeout) * 1000))::bigint::text || 'ms', true)
+    from community_deletion.settings s
+$$;
+
+
+ALTER FUNCTION community_deletion._apply_lock_timeout() OWNER TO community_deletion_owner;
+
+--
+-- Name: _attach_early_fence(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._attach_early_fence(p_table regclass) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
   v_native boolean := community_deletion.write_fence_implementation() = 'native';
 begin
-  execute format('drop trigger if exists _010_community_write_fence_early on public.%I', p_table);
-  execute format('drop trigger if exists _010_community_write_fence_early_delete on public.%I', p_table);
-  execute format('create trigger _010_community_write_fence_early before insert or update on public.%I '
-                 'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
-                 case when v_native then ''
-                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                           'is distinct from new.community_id::text)' end);
-  execute format('create trigger _010_community_write_fence_early_delete before delete on public.%I '
-                 'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
-                 case when v_native then ''
-                      else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
-                           'is distinct from old.community_id::text)' end);
+  execute pg_catalog.format(
+    'create or replace trigger _010_community_write_fence_early before insert or update on %s '
+    'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
+    case when v_native then ''
+         else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+              'is distinct from new.community_id::pg_catalog.text)' end);
+  execute pg_catalog.format(
+    'create or replace trigger _010_community_write_fence_early_delete before delete on %s '
+    'for each row %s execute function community_deletion.tg_scoped_table__refuse_write_early()', p_table,
+    case when v_native then ''
+         else 'when (pg_catalog.current_setting(''community_deletion.fence_checked'', true) '
+              'is distinct from old.community_id::pg_catalog.text)' end);
 end;
 $$;
 
 
-ALTER FUNCTION community_deletion._attach_early_fence(p_table text) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._attach_early_fence(p_table regclass) OWNER TO community_deletion_owner;
 
 --
 -- Name: _bound_text(text, integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -448,6 +486,27 @@ $$;
 ALTER FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _community_columns(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._community_columns(p_table regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C"), '{}')
+    from pg_catalog.pg_attribute a
+   where a.attrelid = p_table and a.attnum > 0 and not a.attisdropped
+     and (a.attname = 'community_id'
+          or exists (select 1 from pg_catalog.pg_constraint k
+                      where k.conrelid = p_table and k.contype = 'f'
+                        and k.confrelid = pg_catalog.to_regclass('public.communities')
+                        and a.attnum = any (k.conkey)))
+$$;
+
+
+ALTER FUNCTION community_deletion._community_columns(p_table regclass) OWNER TO community_deletion_owner;
+
+--
 -- Name: _community_lock_key(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -463,22 +522,124 @@ $$;
 ALTER FUNCTION community_deletion._community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: _has_community_index(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: _fence_trigger_problems(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion._has_community_index(p_table regclass) RETURNS boolean
+CREATE FUNCTION community_deletion._fence_trigger_problems(p_table regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(pg_catalog.array_agg(p.problem order by p.name), '{}')
+    from (select e.name,
+                 case when t.oid is null then e.name || ' missing'
+                      when t.tgfoid <> pg_catalog.to_regprocedure(e.fn) then e.name || ' executes another function'
+                      when t.tgenabled <> 'O' then e.name || case t.tgenabled when 'D' then ' disabled'
+                                                                        when 'R' then ' set to fire on replicas only'
+                                                                        else ' set to fire always' end
+                 end as problem
+            from (values ('_010_community_write_fence', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                         ('_010_community_write_fence_update', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                         ('_010_community_write_fence_delete', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                         ('_010_community_write_fence_early', 'community_deletion.tg_scoped_table__refuse_write_early()'),
+                         ('_010_community_write_fence_early_delete', 'community_deletion.tg_scoped_table__refuse_write_early()'),
+                         ('_010_community_write_fence_truncate', 'community_deletion.tg_scoped_table__refuse_truncate()'))
+                   as e(name, fn)
+            left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = e.name and not t.tgisinternal) p
+   where p.problem is not null
+$$;
+
+
+ALTER FUNCTION community_deletion._fence_trigger_problems(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._guard_registered_tables() RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_problems text[];
+begin
+  select coalesce(pg_catalog.array_agg(pg_catalog.format('%s: %s', p.label, pg_catalog.array_to_string(p.problems, ', '))
+                                        order by p.label collate "C"), '{}')
+    into v_problems
+    from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
+                 case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
+                             else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
+                 || pg_catalog.array_remove(array['it became ' || community_deletion._inheritance_role(x.rel)], null) as problems
+            from community_deletion.registered_tables r
+            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+           where r.kind in ('scoped', 'provenance') and x.rel is not null) p
+   where pg_catalog.cardinality(p.problems) > 0;
+  if pg_catalog.cardinality(v_problems) > 0 then
+    raise exception 'community deletion: refused DDL on registered tables: %', pg_catalog.array_to_string(v_problems, '; ')
+      using errcode = 'DL7C2',
+            hint = 'The write fence and provenance guards of registered tables cannot be dropped, disabled or bypassed '
+                   '(docs/security.md). To retire a table, drop it in a migration and update the registry.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._guard_registered_tables() OWNER TO community_deletion_owner;
+
+--
+-- Name: _has_leading_index(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select exists (
     select 1 from pg_catalog.pg_index i
       join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-     where i.indrelid = p_table and a.attname = 'community_id' and not a.attisdropped
+     where i.indrelid = p_table and a.attname = p_column and not a.attisdropped
        and i.indisvalid and i.indpred is null)
 $$;
 
 
-ALTER FUNCTION community_deletion._has_community_index(p_table regclass) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _identity_key(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._identity_key(p_identity text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.regexp_replace(
+           pg_catalog.lower(pg_catalog.normalize(p_identity, 'NFKC')),
+           '[[:space:]\u0085\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]',
+           '', 'g')
+$$;
+
+
+ALTER FUNCTION community_deletion._identity_key(p_identity text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _inheritance_role(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._inheritance_role(p_table regclass) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case
+           when c.relkind = 'p' then 'a partitioned table'
+           when c.relispartition then 'a partition'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = p_table) then 'an inheritance parent'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
+         end
+    from pg_catalog.pg_class c
+   where c.oid = p_table
+$$;
+
+
+ALTER FUNCTION community_deletion._inheritance_role(p_table regclass) OWNER TO community_deletion_owner;
 
 --
 -- Name: _inventory_digest(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -540,12 +701,18 @@ CREATE FUNCTION community_deletion._live_community_tables() RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select coalesce(array_agg(c.relname::text order by c.relname::text collate "C"), '{}')
-    from pg_catalog.pg_class c
-    join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-    join pg_catalog.pg_attribute a on a.attrelid = c.oid
-   where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
-     and a.attname = 'community_id' and not a.attisdropped
+  select coalesce(pg_catalog.array_agg(l.label order by l.label collate "C"), '{}')
+    from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
+            from pg_catalog.pg_class c
+            join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+           where c.relkind in ('r', 'p', 'f', 'm')
+             and n.nspname not in ('pg_catalog', 'information_schema', 'community_deletion')
+             and n.nspname !~ '^pg_(toast|temp_|toast_temp_)'
+             and (exists (select 1 from pg_catalog.pg_attribute a
+                           where a.attrelid = c.oid and a.attname = 'community_id' and not a.attisdropped)
+                  or exists (select 1 from pg_catalog.pg_constraint k
+                              where k.conrelid = c.oid and k.contype = 'f'
+                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l
 $$;
 
 
@@ -559,19 +726,19 @@ CREATE FUNCTION community_deletion._live_fenced_tables() RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select coalesce(array_agg(f.relname order by f.relname collate "C"), '{}')
-    from (select c.relname::text as relname
+  select coalesce(pg_catalog.array_agg(f.label order by f.label collate "C"), '{}')
+    from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
             from pg_catalog.pg_trigger t
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
-             and t.tgenabled in ('O', 'A')
+           where not c.relispartition and not t.tgisinternal
+             and t.tgenabled = 'O'
              and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')
              and (t.tgtype & 1) = 0      -- statement level
              and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
              and t.tgqual is null        -- no WHEN condition
              and pg_catalog.cardinality(t.tgattr::int2[]) = 0   -- no column list
-           group by c.relname
+           group by n.nspname, c.relname
           having pg_catalog.bool_or((t.tgtype & 4) = 4 and t.tgnewtable = 'fence_new_rows')    -- insert
              and pg_catalog.bool_or((t.tgtype & 16) = 16 and t.tgoldtable = 'fence_old_rows'   -- update
                                     and t.tgnewtable = 'fence_new_rows')
@@ -603,18 +770,77 @@ $$;
 ALTER FUNCTION community_deletion._lock_community(p_community uuid, p_exclusive boolean) OWNER TO community_deletion_owner;
 
 --
+-- Name: _lock_community_for_transition(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._lock_community_for_transition(p_community uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_key bigint := community_deletion._community_lock_key(p_community);
+begin
+  perform community_deletion._apply_lock_timeout();
+  perform pg_catalog.pg_advisory_xact_lock(v_key);
+exception when lock_not_available then
+  raise exception 'community deletion: the lock of community % was not granted within lock_timeout %; held by %',
+    p_community, pg_catalog.current_setting('lock_timeout'), community_deletion._advisory_lock_holders(v_key)
+    using errcode = '55P03',
+          hint = 'Retried with backoff. If a session keeps holding the lock, end it (pg_terminate_backend) or raise settings.lock_timeout.';
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._lock_community_for_transition(p_community uuid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _lock_schema_destruction_shared(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
 CREATE FUNCTION community_deletion._lock_schema_destruction_shared() RETURNS void
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select pg_catalog.pg_advisory_xact_lock_shared(community_deletion._schema_destruction_lock_key())
+declare
+  v_key bigint := community_deletion._schema_destruction_lock_key();
+begin
+  perform community_deletion._apply_lock_timeout();
+  perform pg_catalog.pg_advisory_xact_lock_shared(v_key);
+exception when lock_not_available then
+  raise exception 'community deletion: the schema/destruction lock was not granted within lock_timeout %; held by %',
+    pg_catalog.current_setting('lock_timeout'), community_deletion._advisory_lock_holders(v_key)
+    using errcode = '55P03',
+          hint = 'A migration (or another session holding the key) runs; retried with backoff.';
+end;
 $$;
 
 
 ALTER FUNCTION community_deletion._lock_schema_destruction_shared() OWNER TO community_deletion_owner;
+
+--
+-- Name: _lock_scoped_tables_shared(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._lock_scoped_tables_shared() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_table regclass;
+begin
+  for v_table in
+    select x.rel from community_deletion.registered_tables r
+     cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+     where r.kind = 'scoped' and x.rel is not null
+     order by r.purge_order
+  loop
+    execute pg_catalog.format('lock table %s in access share mode', v_table);
+  end loop;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._lock_scoped_tables_shared() OWNER TO community_deletion_owner;
 
 --
 -- Name: _manifest_entry_follows(jsonb, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -749,14 +975,16 @@ begin
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
   for v_table in
-    select t.table_name from community_deletion.registered_tables t
-    where t.kind in ('scoped', 'provenance')
-    order by t.table_name
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
+      from community_deletion.registered_tables t
+     where t.kind in ('scoped', 'provenance')
+     order by 1
   loop
-    execute format('select exists (select 1 from public.%I where community_id = $1)', v_table.table_name)
+    execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
+                   v_table.community_column)
       into v_remains using p_community;
     if v_remains then
-      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.table_name, p_community
+      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.label, p_community
         using errcode = 'DL9A1',
               hint = 'Rows of a tombstoned community reappeared or escaped the purge; investigate the writer before unblocking.';
     end if;
@@ -770,6 +998,30 @@ $_$;
 ALTER FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
+-- Name: _provenance_guard_problems(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case
+           when t.oid is null then array['_020_provenance_guard missing']
+           when t.tgfoid <> pg_catalog.to_regprocedure('community_deletion.tg_provenance_table__refuse_inactive_community()')
+             then array['_020_provenance_guard executes another function']
+           when t.tgnargs <> 1 or pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1, pg_catalog.length(t.tgargs) - 1), 'UTF8') <> p_column
+             then array['_020_provenance_guard guards another column']
+           when t.tgenabled <> 'O' then array['_020_provenance_guard does not fire for ordinary sessions']
+           else '{}'::text[]
+         end
+    from (select 1) one
+    left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = '_020_provenance_guard' and not t.tgisinternal
+$$;
+
+
+ALTER FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _reattach_early_fences(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -778,11 +1030,12 @@ CREATE FUNCTION community_deletion._reattach_early_fences() RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-  v_table text;
+  v_table regclass;
 begin
   for v_table in
-    select r.table_name from community_deletion.registered_tables r
-     where r.kind = 'scoped' and pg_catalog.to_regclass(format('public.%I', r.table_name)) is not null
+    select x.rel from community_deletion.registered_tables r
+     cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+     where r.kind = 'scoped' and x.rel is not null
      order by r.purge_order
   loop
     perform community_deletion._attach_early_fence(v_table);
@@ -868,6 +1121,20 @@ $$;
 ALTER FUNCTION community_deletion._refuse_write_early_plpgsql() OWNER TO community_deletion_owner;
 
 --
+-- Name: _registered_relation(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._registered_relation(p_schema text, p_table text) RETURNS regclass
+    LANGUAGE sql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.to_regclass(pg_catalog.format('%I.%I', p_schema, p_table))
+$$;
+
+
+ALTER FUNCTION community_deletion._registered_relation(p_schema text, p_table text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _stage_is_fenced(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -935,6 +1202,7 @@ CREATE TABLE community_deletion.approvals (
     note text,
     not_before timestamp with time zone NOT NULL,
     approved_at timestamp with time zone DEFAULT now() NOT NULL,
+    approved_login text,
     CONSTRAINT approvals_approved_by_is_present CHECK (((btrim(approved_by) <> ''::text) AND (length(approved_by) <= 512))),
     CONSTRAINT approvals_not_before_after_approval CHECK ((not_before >= approved_at))
 );
@@ -980,6 +1248,7 @@ CREATE TABLE community_deletion.requests (
     completed_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    requested_login text,
     CONSTRAINT requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
     CONSTRAINT requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
     CONSTRAINT requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
@@ -1082,6 +1351,33 @@ $$;
 ALTER FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) OWNER TO community_deletion_owner;
 
 --
+-- Name: _require_identity(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._require_identity(p_value text, p_name text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_value text := community_deletion._require_text(p_value, p_name, 512);
+begin
+  if v_value ~ '[\u0001-\u001f\u007f-\u009f]' then
+    raise exception 'community deletion: % contains control characters', p_name
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Pass %s as plain text (no escape sequences, tabs or line breaks).', p_name);
+  end if;
+  if community_deletion._identity_key(v_value) = '' then
+    raise exception 'community deletion: % is only whitespace or invisible characters', p_name
+      using errcode = 'DL1I1';
+  end if;
+  return v_value;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._require_identity(p_value text, p_name text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _require_read_committed(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1168,7 +1464,7 @@ CREATE FUNCTION community_deletion._same_operator(p_a text, p_b text) RETURNS bo
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select pg_catalog.lower(pg_catalog.btrim(p_a)) = pg_catalog.lower(pg_catalog.btrim(p_b))
+  select community_deletion._identity_key(p_a) = community_deletion._identity_key(p_b)
 $$;
 
 
@@ -1197,17 +1493,22 @@ CREATE FUNCTION community_deletion._schema_manifest(p_community uuid) RETURNS js
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
-  v_table text;
-  v_tables text[];
+  v_table record;
+  v_tables text[] := '{}';
   v_count bigint;
   v_counts jsonb := '{}'::jsonb;
 begin
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_tables
-    from community_deletion.registered_tables r where r.kind = 'scoped';
-  foreach v_table in array v_tables loop
-    execute format('select count(*) from public.%I where community_id = $1', v_table)
+  for v_table in
+    select l.label, r.schema_name, r.table_name
+      from community_deletion.registered_tables r
+      cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l
+     where r.kind = 'scoped'
+     order by l.label collate "C"
+  loop
+    execute format('select count(*) from %I.%I where community_id = $1', v_table.schema_name, v_table.table_name)
       into v_count using p_community;
-    v_counts := v_counts || jsonb_build_object(v_table, v_count);
+    v_tables := v_tables || v_table.label;
+    v_counts := v_counts || jsonb_build_object(v_table.label, v_count);
   end loop;
   return jsonb_build_object(
     'scoped_tables', to_jsonb(v_tables),
@@ -1314,6 +1615,20 @@ $$;
 ALTER FUNCTION community_deletion._stages() OWNER TO community_deletion_owner;
 
 --
+-- Name: _table_label(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._table_label(p_schema text, p_table text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case when p_schema = 'public' then p_table else p_schema || '.' || p_table end
+$$;
+
+
+ALTER FUNCTION community_deletion._table_label(p_schema text, p_table text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _tombstone_community(uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1350,6 +1665,8 @@ declare
   v_request community_deletion.requests;
   v_reason text;
 begin
+  -- Every executor step starts here: bound its lock waits first.
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     v_reason := 'the request does not exist';
@@ -1539,7 +1856,7 @@ declare
   p_request_id alias for $1;
   p_aborted_by alias for $2;
   p_reason alias for $3;
-  v_aborted_by text := community_deletion._require_text(p_aborted_by, 'aborted_by', 512);
+  v_aborted_by text := community_deletion._require_identity(p_aborted_by, 'aborted_by');
   v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
   v_community uuid;
   v_request community_deletion.requests;
@@ -1552,7 +1869,7 @@ begin
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  perform community_deletion._lock_community(v_community, true);
+  perform community_deletion._lock_community_for_transition(v_community);
 
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if community_deletion._stage_is_terminal(v_request.stage) then
@@ -1768,12 +2085,13 @@ declare
   p_note alias for $3;
   p_not_before alias for $4;
   p_delay alias for $5;
-  v_approved_by text := community_deletion._require_text(p_approved_by, 'approved_by', 512);
+  v_approved_by text := community_deletion._require_identity(p_approved_by, 'approved_by');
   v_note text := community_deletion._bound_text(nullif(btrim(p_note), ''), 4096);
   v_minimum interval;
   v_not_before timestamptz;
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   if p_not_before is not null and p_delay is not null then
     raise exception 'deletion request %: pass either not_before or delay, not both', p_request_id
       using errcode = 'DL1I1';
@@ -1813,6 +2131,13 @@ begin
     raise exception 'deletion request %: % requested it and cannot also approve it', p_request_id, v_approved_by
       using errcode = 'DL3A1', hint = 'A second operator must approve.';
   end if;
+  if v_request.requested_login = session_user
+     and not (select s.allow_same_login_approval from community_deletion.settings s) then
+    raise exception 'deletion request %: the database login % submitted it and cannot also approve it, whatever name it types',
+      p_request_id, session_user
+      using errcode = 'DL3A1',
+            hint = 'A second operator approves from their own login (settings.allow_same_login_approval relaxes this for single-login development setups only).';
+  end if;
   if v_request.inventory_digest is distinct from community_deletion._inventory_digest(v_request.inventory_manifest) then
     raise exception 'deletion request %: the frozen inventory no longer hashes to its digest %',
       p_request_id, v_request.inventory_digest
@@ -1821,9 +2146,9 @@ begin
   end if;
 
   insert into community_deletion.approvals
-    (request_id, community_id, inventory_digest, approved_by, note, not_before, approved_at)
+    (request_id, community_id, inventory_digest, approved_by, approved_login, note, not_before, approved_at)
   values
-    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, v_note, v_not_before, now());
+    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, session_user, v_note, v_not_before, now());
 
   update community_deletion.requests r
      set stage = 'approved', next_attempt_at = v_not_before, updated_at = now()
@@ -1902,9 +2227,10 @@ declare
 begin
   perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform community_deletion._lock_community(v_request.community_id, true);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion._lock_scoped_tables_shared();
   perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then
@@ -2007,6 +2333,7 @@ declare
   v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   if v_unit_key not like 'pre\_claim:%' then
     v_unit_key := 'pre_claim:' || v_unit_key;
   end if;
@@ -2064,6 +2391,7 @@ declare
   v_request community_deletion.requests;
   v_error text;
 begin
+  perform community_deletion._apply_lock_timeout();
   -- The owner is stored exactly as given (later calls present the same
   -- string), so it must already be trimmed.
   if community_deletion._require_text(p_owner, 'executor id (owner)', 256) <> p_owner then
@@ -2270,7 +2598,7 @@ declare
 begin
   perform community_deletion._require_read_committed('community_deletion.fence');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform community_deletion._lock_community(v_request.community_id, true);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
@@ -2503,6 +2831,7 @@ declare
   v_storage jsonb;
   v_inventory jsonb;
 begin
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
@@ -3174,25 +3503,28 @@ begin
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
 
   for v_table in
-    select t.table_name from community_deletion.registered_tables t where t.kind = 'provenance' order by t.table_name
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
+      from community_deletion.registered_tables t where t.kind = 'provenance' order by 1
   loop
-    execute format('update public.%I set community_id = null where community_id = $1', v_table.table_name)
+    execute format('update %I.%I set %I = null where %I = $1', v_table.schema_name, v_table.table_name,
+                   v_table.community_column, v_table.community_column)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
-    v_cleared := v_cleared || jsonb_build_object(v_table.table_name, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.table_name,
+    v_cleared := v_cleared || jsonb_build_object(v_table.label, v_rows);
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.label,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
 
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   for v_table in
-    select t.table_name from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name
+      from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
   loop
-    execute format('delete from public.%I where community_id = $1', v_table.table_name)
+    execute format('delete from %I.%I where community_id = $1', v_table.schema_name, v_table.table_name)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
-    v_deleted := v_deleted || jsonb_build_object(v_table.table_name, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.table_name,
+    v_deleted := v_deleted || jsonb_build_object(v_table.label, v_rows);
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.label,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
@@ -3428,60 +3760,76 @@ declare
   p_purge_order alias for $2;
   v_schema text;
   v_name text;
-  v_kind text;
+  v_kind char;
+  v_registered text;
+  v_columns text[];
 begin
   if p_table is null or p_purge_order is null or p_purge_order <= 0 then
     raise exception 'community_deletion.register_scoped_table needs a table and a positive purge order'
       using errcode = 'DL1I1';
   end if;
-  select n.nspname, c.relname into v_schema, v_name
+  select n.nspname, c.relname, c.relkind into v_schema, v_name, v_kind
     from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-   where c.oid = p_table and c.relkind in ('r', 'p') and not c.relispartition;
-  if v_schema is distinct from 'public' then
-    raise exception 'cannot register % as community-scoped: only ordinary tables in schema public can be registered', p_table
+   where c.oid = p_table;
+  if v_schema in ('pg_catalog', 'information_schema', 'community_deletion') or v_schema ~ '^pg_' then
+    raise exception 'cannot register % as community-scoped: it is in schema %', p_table, v_schema
       using errcode = 'DL7C1';
+  end if;
+  if community_deletion._inheritance_role(p_table) is not null or v_kind <> 'r' then
+    raise exception 'cannot register % as community-scoped: it is %', p_table,
+      coalesce(community_deletion._inheritance_role(p_table), 'not a plain table')
+      using errcode = 'DL7C1',
+            hint = 'The write fence cannot cover statements addressed to a partition or an inheritance child '
+                   '(docs/security.md#partitions-and-inheritance). Use a plain table, or register it as excluded with a reason.';
   end if;
   if not exists (select 1 from pg_catalog.pg_attribute a
                   where a.attrelid = p_table and a.attname = 'community_id' and not a.attisdropped
-                    and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull) then
+                    and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull) then
     raise exception 'cannot register % as community-scoped: it has no community_id uuid NOT NULL column', p_table
       using errcode = 'DL7C1',
             hint = 'Scoped tables carry community_id uuid not null references communities.';
   end if;
-  if not community_deletion._has_community_index(p_table) then
+  v_columns := community_deletion._community_columns(p_table);
+  if v_columns <> array['community_id'] then
+    raise exception 'cannot register % as community-scoped: besides community_id, these columns hold communities: %', p_table,
+      pg_catalog.array_to_string(pg_catalog.array_remove(v_columns, 'community_id'), ', ')
+      using errcode = 'DL7C1',
+            hint = 'A scoped table belongs to the community in community_id only; move references to other communities to a provenance table.';
+  end if;
+  if not community_deletion._has_leading_index(p_table, 'community_id') then
     raise exception 'cannot register % as community-scoped: no valid index leads with community_id', p_table
       using errcode = 'DL7C1',
             hint = 'Create an index (or primary key) whose first column is community_id first.';
   end if;
-  select r.kind into v_kind from community_deletion.registered_tables r where r.table_name = v_name;
-  if v_kind is not null and v_kind <> 'scoped' then
-    raise exception 'cannot register % as community-scoped: it is registered as %', p_table, v_kind
+  select r.kind into v_registered from community_deletion.registered_tables r
+   where r.schema_name = v_schema and r.table_name = v_name;
+  if v_registered is not null and v_registered <> 'scoped' then
+    raise exception 'cannot register % as community-scoped: it is registered as %', p_table, v_registered
       using errcode = 'DL7C1';
   end if;
-  insert into community_deletion.registered_tables (table_name, kind, purge_order)
-  values (v_name, 'scoped', p_purge_order)
-  on conflict (table_name) do update set purge_order = excluded.purge_order
-    where community_deletion.registered_tables.purge_order is distinct from excluded.purge_order;
-  -- The fence (tg_scoped_table__enforce_write_fence.sql): one AFTER … FOR EACH
-  -- STATEMENT trigger per event with its transition tables (PostgreSQL allows
-  -- transition tables only on single-event triggers) — these decide; and the
-  -- early refusal (tg_scoped_table__refuse_write_early.sql,
-  -- community_deletion._attach_early_fence): BEFORE … FOR EACH ROW — it only makes a
-  -- refusal fail before the row's constraints.
-  -- Dropping first replaces an older form (the row-level fence) in place.
-  execute format('drop trigger if exists _010_community_write_fence on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_update on public.%I', v_name);
-  execute format('drop trigger if exists _010_community_write_fence_delete on public.%I', v_name);
-  execute format('create trigger _010_community_write_fence after insert on public.%I '
-                 'referencing new table as fence_new_rows '
-                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
-  execute format('create trigger _010_community_write_fence_update after update on public.%I '
-                 'referencing old table as fence_old_rows new table as fence_new_rows '
-                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
-  execute format('create trigger _010_community_write_fence_delete after delete on public.%I '
-                 'referencing old table as fence_old_rows '
-                 'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', v_name);
-  perform community_deletion._attach_early_fence(v_name);
+  -- The triggers first, the registry row last: the DDL guard checks only
+  -- registered tables, and every trigger already exists when the row appears.
+  -- CREATE OR REPLACE keeps a registered table fenced throughout.
+  execute pg_catalog.format('create or replace trigger _010_community_write_fence after insert on %s '
+                            'referencing new table as fence_new_rows '
+                            'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', p_table);
+  execute pg_catalog.format('create or replace trigger _010_community_write_fence_update after update on %s '
+                            'referencing old table as fence_old_rows new table as fence_new_rows '
+                            'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', p_table);
+  execute pg_catalog.format('create or replace trigger _010_community_write_fence_delete after delete on %s '
+                            'referencing old table as fence_old_rows '
+                            'for each statement execute function community_deletion.tg_scoped_table__enforce_write_fence()', p_table);
+  execute pg_catalog.format('create or replace trigger _010_community_write_fence_truncate before truncate on %s '
+                            'for each statement execute function community_deletion.tg_scoped_table__refuse_truncate()', p_table);
+  perform community_deletion._attach_early_fence(p_table);
+  -- The engine's security-definer code counts, purges and proves absence as
+  -- community_deletion_owner.
+  execute pg_catalog.format('grant usage on schema %I to community_deletion_owner', v_schema);
+  execute pg_catalog.format('grant select, insert, update, delete on %s to community_deletion_owner', p_table);
+  insert into community_deletion.registered_tables as r (schema_name, table_name, kind, purge_order, community_column)
+  values (v_schema, v_name, 'scoped', p_purge_order, 'community_id')
+  on conflict (schema_name, table_name) do update set purge_order = excluded.purge_order
+    where r.purge_order is distinct from excluded.purge_order;
 end;
 $_$;
 
@@ -3511,36 +3859,60 @@ declare
   p_note alias for $3;
   v_schema text;
   v_name text;
-  v_kind text;
+  v_registered text;
+  v_columns text[];
+  v_column text;
 begin
-  if p_table is null or p_kind is null or p_kind not in ('provenance', 'control_plane')
+  if p_table is null or p_kind is null or p_kind not in ('provenance', 'excluded')
      or p_note is null or pg_catalog.btrim(p_note) = '' then
-    raise exception 'community_deletion.register_unscoped_table needs a table, kind provenance|control_plane and a note'
+    raise exception 'community_deletion.register_unscoped_table needs a table, kind provenance|excluded and a note'
       using errcode = 'DL1I1';
   end if;
   select n.nspname, c.relname into v_schema, v_name
     from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-   where c.oid = p_table and c.relkind in ('r', 'p') and not c.relispartition;
-  if v_schema is distinct from 'public' then
-    raise exception 'cannot register %: only ordinary tables in schema public can be registered', p_table
+   where c.oid = p_table;
+  if v_schema in ('pg_catalog', 'information_schema', 'community_deletion') or v_schema ~ '^pg_' then
+    raise exception 'cannot register %: it is in schema %', p_table, v_schema
       using errcode = 'DL7C1';
   end if;
-  if p_kind = 'provenance' and (
-       not exists (select 1 from pg_catalog.pg_attribute a
-                    where a.attrelid = p_table and a.attname = 'community_id' and not a.attisdropped
-                      and not a.attnotnull)
-       or not community_deletion._has_community_index(p_table)) then
-    raise exception 'cannot register % as provenance: it needs a nullable community_id and an index leading with it', p_table
+  v_columns := community_deletion._community_columns(p_table);
+  if p_kind = 'provenance' then
+    if community_deletion._inheritance_role(p_table) is not null
+       or (select c.relkind from pg_catalog.pg_class c where c.oid = p_table) <> 'r' then
+      raise exception 'cannot register % as provenance: it is %', p_table,
+        coalesce(community_deletion._inheritance_role(p_table), 'not a plain table')
+        using errcode = 'DL7C1',
+              hint = 'Register it as excluded with a reason, or use a plain table (docs/security.md#partitions-and-inheritance).';
+    end if;
+    if pg_catalog.cardinality(v_columns) <> 1 then
+      raise exception 'cannot register % as provenance: it needs exactly one column that holds a community, it has %',
+        p_table, coalesce(nullif(pg_catalog.array_to_string(v_columns, ', '), ''), 'none')
+        using errcode = 'DL7C1';
+    end if;
+    v_column := v_columns[1];
+    if exists (select 1 from pg_catalog.pg_attribute a
+                where a.attrelid = p_table and a.attname = v_column and a.attnotnull)
+       or not community_deletion._has_leading_index(p_table, v_column) then
+      raise exception 'cannot register % as provenance: % must be nullable and lead a valid index', p_table, v_column
+        using errcode = 'DL7C1';
+    end if;
+  end if;
+  select r.kind into v_registered from community_deletion.registered_tables r
+   where r.schema_name = v_schema and r.table_name = v_name;
+  if v_registered is not null and v_registered <> p_kind then
+    raise exception 'cannot register % as %: it is registered as %', p_table, p_kind, v_registered
       using errcode = 'DL7C1';
   end if;
-  select r.kind into v_kind from community_deletion.registered_tables r where r.table_name = v_name;
-  if v_kind is not null and v_kind <> p_kind then
-    raise exception 'cannot register % as %: it is registered as %', p_table, p_kind, v_kind
-      using errcode = 'DL7C1';
+  if p_kind = 'provenance' then
+    execute pg_catalog.format(
+      'create or replace trigger _020_provenance_guard before insert or update on %s for each row '
+      'execute function community_deletion.tg_provenance_table__refuse_inactive_community(%L)', p_table, v_column);
+    execute pg_catalog.format('grant usage on schema %I to community_deletion_owner', v_schema);
+    execute pg_catalog.format('grant select, update on %s to community_deletion_owner', p_table);
   end if;
-  insert into community_deletion.registered_tables (table_name, kind, purge_order, note)
-  values (v_name, p_kind, null, p_note)
-  on conflict (table_name) do nothing;
+  insert into community_deletion.registered_tables as r (schema_name, table_name, kind, purge_order, community_column, note)
+  values (v_schema, v_name, p_kind, null, v_column, p_note)
+  on conflict (schema_name, table_name) do update set note = excluded.note, community_column = excluded.community_column;
 end;
 $_$;
 
@@ -3637,6 +4009,7 @@ declare
   p_lease_seconds alias for $5;
   v_community uuid;
   v_until timestamptz;
+  v_quiescing_deadline timestamptz;
 begin
   perform community_deletion._require_read_committed('community_deletion.renew_serving_lease');
   if p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
@@ -3645,8 +4018,15 @@ begin
   select l.community_id into v_community from community_deletion.serving_write_leases l where l.id = p_lease_id;
   if v_community is not null then
     perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(v_community));
+    -- Once the community is quiescing, an admitted lease lives at most
+    -- settings.serving_lease_quiescing_cap past the start of quiescing, so
+    -- renewals cannot hold the fence off forever.
+    select r.quiescing_started_at + s.serving_lease_quiescing_cap into v_quiescing_deadline
+      from community_deletion.requests r cross join community_deletion.settings s
+     where r.community_id = v_community and r.stage = 'approved' and r.quiescing_started_at is not null;
     update community_deletion.serving_write_leases l
-       set lease_until = now() + pg_catalog.make_interval(secs => p_lease_seconds),
+       set lease_until = least(now() + pg_catalog.make_interval(secs => p_lease_seconds),
+                               case when c.deletion_state = 'quiescing' then v_quiescing_deadline end),
            heartbeat_at = now()
       from public.communities c
      where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
@@ -3654,13 +4034,15 @@ begin
        and l.lease_until >= now()
        and c.id = l.community_id and c.deletion_state in ('active', 'quiescing')
        and c.deletion_fence_generation = l.fence_generation
+       and (c.deletion_state = 'active' or v_quiescing_deadline is null or v_quiescing_deadline > now())
     returning l.lease_until into v_until;
   end if;
   if v_until is null then
     raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
       p_lease_id, p_owner, p_generation, p_fence_generation
       using errcode = 'DL5S1',
-            hint = 'The lease expired, was released, or the community was fenced: stop the protected effect.';
+            hint = 'The lease expired, was released, reached its life cap while the community is quiescing '
+                   '(settings.serving_lease_quiescing_cap), or the community was fenced: stop the protected effect.';
   end if;
   return v_until;
 end;
@@ -3882,11 +4264,12 @@ declare
   p_requested_by alias for $2;
   p_reason alias for $3;
   v_host text := community_deletion._require_text(p_host, 'host', 253);
-  v_requested_by text := community_deletion._require_text(p_requested_by, 'requested_by', 512);
+  v_requested_by text := community_deletion._require_identity(p_requested_by, 'requested_by');
   v_reason text := community_deletion._bound_text(nullif(btrim(p_reason), ''), 4096);
   v_community public.communities;
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   select c.* into v_community from public.communities c where lower(c.host) = lower(v_host);
   if not found then
     raise exception 'community deletion: no community has host %', v_host
@@ -3899,8 +4282,10 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  insert into community_deletion.requests (community_id, community_host, requested_by, reason)
-  values (v_community.id, v_community.host, v_requested_by, v_reason)
+  -- session_user: the authenticated login, whatever role the caller set; the
+  -- two-person rule binds to it (approve).
+  insert into community_deletion.requests (community_id, community_host, requested_by, requested_login, reason)
+  values (v_community.id, v_community.host, v_requested_by, session_user, v_reason)
   on conflict (community_id) where stage <> 'aborted' do nothing
   returning * into v_request;
   if found then
@@ -3958,6 +4343,15 @@ begin
     raise exception 'deletion request %: % requested it and cannot also approve it', v_request.id, new.approved_by
       using errcode = 'DL3A1',
             hint = 'A second operator must approve.';
+  end if;
+  -- The approving login is whoever is authenticated, never what the row says.
+  new.approved_login := session_user;
+  if v_request.requested_login = new.approved_login
+     and not (select s.allow_same_login_approval from community_deletion.settings s) then
+    raise exception 'deletion request %: the database login % submitted it and cannot also approve it',
+      v_request.id, new.approved_login
+      using errcode = 'DL3A1',
+            hint = 'A second operator approves from their own login.';
   end if;
   return new;
 end;
@@ -4111,6 +4505,27 @@ $$;
 
 
 ALTER FUNCTION community_deletion.tg_control_plane__refuse_truncate() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_ddl__guard_registered_tables() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  if tg_tag like 'DROP %'
+     or (tg_tag not in ('GRANT', 'REVOKE', 'COMMENT', 'SECURITY LABEL', 'ALTER DEFAULT PRIVILEGES')
+         and exists (select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
+                      where c.schema_name is distinct from 'pg_temp')) then
+    perform community_deletion._guard_registered_tables();
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_ddl__guard_registered_tables() OWNER TO community_deletion_owner;
 
 --
 -- Name: tg_ddl__lock_schema_destruction(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -4280,6 +4695,37 @@ $$;
 ALTER FUNCTION community_deletion.tg_manifest_keys__guard() OWNER TO community_deletion_owner;
 
 --
+-- Name: tg_provenance_table__refuse_inactive_community(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_column text := tg_argv[0];
+  v_new uuid := (pg_catalog.to_jsonb(new) ->> v_column)::uuid;
+  v_state text;
+begin
+  if v_new is null or (tg_op = 'UPDATE' and v_new is not distinct from (pg_catalog.to_jsonb(old) ->> v_column)::uuid) then
+    return new;
+  end if;
+  perform community_deletion._lock_community(v_new, false);
+  select c.deletion_state into v_state from public.communities c where c.id = v_new;
+  if v_state is distinct from 'active' then
+    raise exception 'community write refused: % on %.% names community % (%) in %',
+      tg_op, tg_table_schema, tg_table_name, v_new, coalesce(v_state, 'missing'), v_column
+      using errcode = '55000',
+            hint = 'A provenance row may name only an active community; write NULL instead.';
+  end if;
+  return new;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community() OWNER TO community_deletion_owner;
+
+--
 -- Name: tg_requests__freeze_destructive_manifest(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -4325,6 +4771,8 @@ begin
     v_field := 'community_host';
   elsif new.requested_by is distinct from old.requested_by then
     v_field := 'requested_by';
+  elsif new.requested_login is distinct from old.requested_login then
+    v_field := 'requested_login';
   elsif new.reason is distinct from old.reason then
     v_field := 'reason';
   elsif new.created_at is distinct from old.created_at then
@@ -4416,6 +4864,36 @@ CREATE FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() RETURN
 ALTER FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() OWNER TO community_deletion_owner;
 
 --
+-- Name: tg_scoped_table__refuse_truncate(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_scoped_table__refuse_truncate() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_community uuid;
+begin
+  execute pg_catalog.format(
+    'select c.id from public.communities c
+      where c.deletion_state <> ''active''
+        and exists (select 1 from %I.%I t where t.community_id = c.id)
+      limit 1', tg_table_schema, tg_table_name)
+    into v_community;
+  if v_community is not null then
+    raise exception 'community write refused: TRUNCATE on %.% while community % (not active) has rows there',
+      tg_table_schema, tg_table_name, v_community
+      using errcode = '55000',
+            hint = 'A community that is being deleted keeps its rows until the engine purges them; delete other rows with DELETE.';
+  end if;
+  return null;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_scoped_table__refuse_truncate() OWNER TO community_deletion_owner;
+
+--
 -- Name: tg_scoped_table__refuse_write_early(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -4440,10 +4918,11 @@ declare
   p_request_id alias for $1;
   p_unblocked_by alias for $2;
   p_reason alias for $3;
-  v_unblocked_by text := community_deletion._require_text(p_unblocked_by, 'unblocked_by', 512);
+  v_unblocked_by text := community_deletion._require_identity(p_unblocked_by, 'unblocked_by');
   v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
@@ -4517,14 +4996,14 @@ declare
   v_unknown text[];
   v_unfenced text[];
   v_stray_fences text[];
-  v_bad_column text[];
-  v_unindexed text[];
+  v_shape text[];
   v_problems text[] := '{}';
 begin
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}'),
-         coalesce(array_agg(r.table_name order by r.table_name collate "C") filter (where r.kind = 'scoped'), '{}')
+  select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
+         coalesce(array_agg(l.label order by l.label collate "C") filter (where r.kind = 'scoped'), '{}')
     into v_registered, v_scoped
-    from community_deletion.registered_tables r;
+    from community_deletion.registered_tables r
+    cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l;
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_missing
     from unnest(v_registered) x where x <> all (v_live);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_unknown
@@ -4534,29 +5013,50 @@ begin
   -- Any trigger executing a fence function (complete or not, enabled or not)
   -- on a table not registered as scoped means the registry is stale.
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
-    from (select distinct c.relname::text as x
+    from (select distinct community_deletion._table_label(n.nspname::text, c.relname::text) as x
             from pg_catalog.pg_trigger t
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+           where not t.tgisinternal
              and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'))) f
+                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
+                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'))) f
    where x <> all (v_scoped);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
-    from unnest(v_scoped) x
-   where x = any (v_live) and not exists (
-     select 1 from pg_catalog.pg_attribute a
-      where a.attrelid = pg_catalog.to_regclass(format('public.%I', x)) and a.attname = 'community_id'
-        and not a.attisdropped and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unindexed
-    from unnest(v_scoped) x
-   where x = any (v_live) and not community_deletion._has_community_index(pg_catalog.to_regclass(format('public.%I', x)));
+  -- The shape of every registered scoped and provenance table that exists.
+  select coalesce(array_agg(format('%s: %s', s.label, array_to_string(s.problems, ', ')) order by s.label collate "C"), '{}')
+    into v_shape
+    from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
+                 array_remove(array[
+                   case when community_deletion._inheritance_role(x.rel) is not null
+                        then 'it is ' || community_deletion._inheritance_role(x.rel) end,
+                   case when r.kind = 'scoped' and not exists (
+                          select 1 from pg_catalog.pg_attribute a
+                           where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
+                             and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
+                        then 'community_id is not uuid not null' end,
+                   case when community_deletion._community_columns(x.rel) <> array[r.community_column]
+                        then format('the columns holding a community are %s, registered: %s',
+                                    coalesce(nullif(array_to_string(community_deletion._community_columns(x.rel), ', '), ''), 'none'),
+                                    r.community_column) end,
+                   case when r.kind = 'provenance' and exists (
+                          select 1 from pg_catalog.pg_attribute a
+                           where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
+                        then r.community_column || ' is NOT NULL (the purge nulls it)' end,
+                   case when not community_deletion._has_leading_index(x.rel, r.community_column)
+                        then 'no valid index leads with ' || r.community_column end], null)
+                 || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
+                                else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
+                   as problems
+            from community_deletion.registered_tables r
+            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+           where r.kind in ('scoped', 'provenance') and x.rel is not null) s
+   where cardinality(s.problems) > 0;
 
   if cardinality(v_missing) > 0 then
     v_problems := v_problems || format('registered but missing: %s', array_to_string(v_missing, ', '));
   end if;
   if cardinality(v_unknown) > 0 then
-    v_problems := v_problems || format('unregistered tables with community_id: %s', array_to_string(v_unknown, ', '));
+    v_problems := v_problems || format('unregistered tables holding communities: %s', array_to_string(v_unknown, ', '));
   end if;
   if cardinality(v_unfenced) > 0 then
     v_problems := v_problems || format('scoped tables without the write fence: %s', array_to_string(v_unfenced, ', '));
@@ -4564,20 +5064,18 @@ begin
   if cardinality(v_stray_fences) > 0 then
     v_problems := v_problems || format('write fence on unregistered tables: %s', array_to_string(v_stray_fences, ', '));
   end if;
-  if cardinality(v_bad_column) > 0 then
-    v_problems := v_problems || format('scoped tables whose community_id is not uuid not null: %s', array_to_string(v_bad_column, ', '));
-  end if;
-  if cardinality(v_unindexed) > 0 then
-    v_problems := v_problems || format('scoped tables without an index leading with community_id: %s', array_to_string(v_unindexed, ', '));
+  if cardinality(v_shape) > 0 then
+    v_problems := v_problems || format('registered tables out of shape: %s', array_to_string(v_shape, '; '));
   end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'bad_community_id', v_bad_column,
-              'unindexed', v_unindexed)::text,
-            hint = 'In a migration, register new tables (community_deletion.register_scoped_table / community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; then unblock the request (or abort it).';
+              'stray_fences', v_stray_fences, 'shape', v_shape)::text,
+            hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
+                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; '
+                   'then unblock the request (deletions unblock ID), or abort it.';
   end if;
 end;
 $$;
@@ -4653,9 +5151,10 @@ begin
     v_problems := v_problems || 'the lifecycle/tombstone guard trigger on communities is missing or disabled'::text;
   end if;
 
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_missing
+  select coalesce(array_agg(l.label order by l.label collate "C"), '{}') into v_missing
     from community_deletion.registered_tables r
-   where r.kind = 'scoped' and r.table_name <> all (v_fenced);
+    cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l
+   where r.kind = 'scoped' and l.label <> all (v_fenced);
   if cardinality(v_missing) > 0 then
     v_problems := v_problems || format('registered scoped tables without the write fence: %s', array_to_string(v_missing, ', '));
   end if;
@@ -4875,10 +5374,17 @@ CREATE TABLE community_deletion.registered_tables (
     purge_order integer,
     registered_at timestamp with time zone DEFAULT now() NOT NULL,
     note text,
-    CONSTRAINT registered_tables_kind_is_valid CHECK ((kind = ANY (ARRAY['scoped'::text, 'provenance'::text, 'control_plane'::text]))),
+    schema_name text NOT NULL,
+    community_column text,
+    CONSTRAINT registered_tables_community_column_is_identifier CHECK ((community_column ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT registered_tables_kind_is_valid CHECK ((kind = ANY (ARRAY['scoped'::text, 'provenance'::text, 'excluded'::text]))),
     CONSTRAINT registered_tables_name_is_identifier CHECK ((table_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
     CONSTRAINT registered_tables_purge_order_is_positive CHECK ((purge_order > 0)),
-    CONSTRAINT registered_tables_purge_order_only_for_scoped CHECK (((kind = 'scoped'::text) = (purge_order IS NOT NULL)))
+    CONSTRAINT registered_tables_purge_order_only_for_scoped CHECK (((kind = 'scoped'::text) = (purge_order IS NOT NULL))),
+    CONSTRAINT registered_tables_purged_kinds_name_their_column CHECK (((kind = 'excluded'::text) OR (community_column IS NOT NULL))),
+    CONSTRAINT registered_tables_schema_name_is_identifier CHECK ((schema_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT registered_tables_scoped_column_is_community_id CHECK (((kind <> 'scoped'::text) OR (community_column = 'community_id'::text))),
+    CONSTRAINT registered_tables_unscoped_have_a_reason CHECK (((kind = 'scoped'::text) OR ((note IS NOT NULL) AND (btrim(note) <> ''::text))))
 );
 
 
@@ -4909,10 +5415,15 @@ CREATE TABLE community_deletion.settings (
     max_consecutive_failures integer DEFAULT 8 NOT NULL,
     retry_base_delay interval DEFAULT '00:00:05'::interval NOT NULL,
     retry_max_delay interval DEFAULT '00:15:00'::interval NOT NULL,
+    lock_timeout interval DEFAULT '00:00:05'::interval NOT NULL,
+    serving_lease_quiescing_cap interval DEFAULT '00:10:00'::interval NOT NULL,
+    allow_same_login_approval boolean DEFAULT false NOT NULL,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
     CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
-    CONSTRAINT settings_is_singleton CHECK (singleton)
+    CONSTRAINT settings_is_singleton CHECK (singleton),
+    CONSTRAINT settings_lock_timeout_is_bounded CHECK (((lock_timeout > '00:00:00'::interval) AND (lock_timeout <= '01:00:00'::interval))),
+    CONSTRAINT settings_serving_lease_quiescing_cap_is_positive CHECK ((serving_lease_quiescing_cap > '00:00:00'::interval))
 );
 
 
@@ -5612,7 +6123,7 @@ ALTER TABLE ONLY community_deletion.manifest_keys
 --
 
 ALTER TABLE ONLY community_deletion.registered_tables
-    ADD CONSTRAINT registered_tables_pkey PRIMARY KEY (table_name);
+    ADD CONSTRAINT registered_tables_pkey PRIMARY KEY (schema_name, table_name);
 
 
 --
@@ -6995,6 +7506,202 @@ CREATE TRIGGER _010_community_write_fence_early_delete BEFORE DELETE ON public.w
 
 
 --
+-- Name: api_tokens _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.api_tokens FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: archived_identities _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.archived_identities FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: audit_log _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.audit_log FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: channel_members _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.channel_members FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: channels _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.channels FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: community_bans _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.community_bans FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: delivery_log _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.delivery_log FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: event_mentions _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.event_mentions FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: events _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: git_repo_names _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.git_repo_names FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: join_policy_acceptances _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.join_policy_acceptances FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: moderation_actions _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.moderation_actions FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: moderation_reports _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.moderation_reports FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: parameterized_event_watermarks _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.parameterized_event_watermarks FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: pubkey_allowlist _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.pubkey_allowlist FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: push_leases _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.push_leases FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: push_match_queue _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.push_match_queue FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: push_wake_outbox _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.push_wake_outbox FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: reactions _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.reactions FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: relay_invites _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.relay_invites FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: relay_members _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.relay_members FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: scheduled_workflow_fires _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.scheduled_workflow_fires FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: subscriptions _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.subscriptions FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: thread_metadata _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.thread_metadata FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: users _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.users FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: workflow_approvals _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.workflow_approvals FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: workflow_runs _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.workflow_runs FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
+-- Name: workflows _010_community_write_fence_truncate; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _010_community_write_fence_truncate BEFORE TRUNCATE ON public.workflows FOR EACH STATEMENT EXECUTE FUNCTION community_deletion.tg_scoped_table__refuse_truncate();
+
+
+--
 -- Name: api_tokens _010_community_write_fence_update; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
@@ -7195,6 +7902,20 @@ CREATE TRIGGER _010_community_write_fence_update AFTER UPDATE ON public.workflow
 --
 
 CREATE TRIGGER _010_protect_lifecycle BEFORE INSERT OR DELETE OR UPDATE ON public.communities FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_communities__protect_lifecycle();
+
+
+--
+-- Name: product_feedback _020_provenance_guard; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _020_provenance_guard BEFORE INSERT OR UPDATE ON public.product_feedback FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
+
+
+--
+-- Name: rate_limit_violations _020_provenance_guard; Type: TRIGGER; Schema: public; Owner: postgres
+--
+
+CREATE TRIGGER _020_provenance_guard BEFORE INSERT OR UPDATE ON public.rate_limit_violations FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
 
 
 --
@@ -7684,6 +8405,14 @@ GRANT USAGE ON SCHEMA community_deletion TO PUBLIC;
 
 
 --
+-- Name: SCHEMA public; Type: ACL; Schema: -; Owner: pg_database_owner
+--
+
+GRANT USAGE ON SCHEMA public TO community_deletion_owner;
+GRANT USAGE ON SCHEMA public TO community_deletion_app;
+
+
+--
 -- Name: FUNCTION _advance(p_request_id uuid, p_owner text, p_generation bigint, p_from text, p_to text, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -7691,10 +8420,24 @@ REVOKE ALL ON FUNCTION community_deletion._advance(p_request_id uuid, p_owner te
 
 
 --
--- Name: FUNCTION _attach_early_fence(p_table text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION _advisory_lock_holders(p_key bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion._attach_early_fence(p_table text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._advisory_lock_holders(p_key bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _apply_lock_timeout(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._apply_lock_timeout() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _attach_early_fence(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._attach_early_fence(p_table regclass) FROM PUBLIC;
 
 
 --
@@ -7741,10 +8484,38 @@ REVOKE ALL ON FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage
 
 
 --
--- Name: FUNCTION _has_community_index(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION _community_columns(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion._has_community_index(p_table regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._community_columns(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _fence_trigger_problems(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._fence_trigger_problems(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _has_leading_index(p_table regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _identity_key(p_identity text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._identity_key(p_identity text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _inheritance_role(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._inheritance_role(p_table regclass) FROM PUBLIC;
 
 
 --
@@ -7783,10 +8554,24 @@ REVOKE ALL ON FUNCTION community_deletion._lock_community(p_community uuid, p_ex
 
 
 --
+-- Name: FUNCTION _lock_community_for_transition(p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._lock_community_for_transition(p_community uuid) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _lock_schema_destruction_shared(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
 REVOKE ALL ON FUNCTION community_deletion._lock_schema_destruction_shared() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _lock_scoped_tables_shared(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._lock_scoped_tables_shared() FROM PUBLIC;
 
 
 --
@@ -7839,6 +8624,13 @@ REVOKE ALL ON FUNCTION community_deletion._prove_postgres_absence(p_request_id u
 
 
 --
+-- Name: FUNCTION _provenance_guard_problems(p_table regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _reattach_early_fences(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -7850,6 +8642,13 @@ REVOKE ALL ON FUNCTION community_deletion._reattach_early_fences() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION community_deletion._refuse_write_early_plpgsql() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _registered_relation(p_schema text, p_table text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._registered_relation(p_schema text, p_table text) FROM PUBLIC;
 
 
 --
@@ -7880,6 +8679,13 @@ REVOKE ALL ON FUNCTION community_deletion._request_state(p_request community_del
 --
 
 REVOKE ALL ON FUNCTION community_deletion._require_detail_object(p_request_id uuid, p_detail jsonb) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _require_identity(p_value text, p_name text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._require_identity(p_value text, p_name text) FROM PUBLIC;
 
 
 --
@@ -7915,6 +8721,13 @@ REVOKE ALL ON FUNCTION community_deletion._schema_manifest(p_community uuid) FRO
 --
 
 REVOKE ALL ON FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _table_label(p_schema text, p_table text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._table_label(p_schema text, p_table text) FROM PUBLIC;
 
 
 --
@@ -8335,6 +9148,13 @@ REVOKE ALL ON FUNCTION community_deletion.tg_control_plane__refuse_truncate() FR
 
 
 --
+-- Name: FUNCTION tg_ddl__guard_registered_tables(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.tg_ddl__guard_registered_tables() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION tg_ddl__lock_schema_destruction(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -8377,6 +9197,13 @@ REVOKE ALL ON FUNCTION community_deletion.tg_manifest_keys__guard() FROM PUBLIC;
 
 
 --
+-- Name: FUNCTION tg_provenance_table__refuse_inactive_community(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION tg_requests__freeze_destructive_manifest(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -8409,6 +9236,13 @@ REVOKE ALL ON FUNCTION community_deletion.tg_requests__stage_moves_forward() FRO
 --
 
 REVOKE ALL ON FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION tg_scoped_table__refuse_truncate(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.tg_scoped_table__refuse_truncate() FROM PUBLIC;
 
 
 --
@@ -8537,47 +9371,40 @@ GRANT SELECT ON TABLE community_deletion.stages TO community_deletion_operator;
 -- Name: TABLE api_tokens; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.api_tokens TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.api_tokens TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.api_tokens TO community_deletion_owner;
 
 
 --
 -- Name: TABLE archived_identities; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.archived_identities TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.archived_identities TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.archived_identities TO community_deletion_owner;
 
 
 --
 -- Name: TABLE audit_log; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.audit_log TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.audit_log TO community_deletion_app;
-
-
---
--- Name: SEQUENCE audit_log_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.audit_log_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.audit_log TO community_deletion_owner;
 
 
 --
 -- Name: TABLE channel_members; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channel_members TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channel_members TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channel_members TO community_deletion_owner;
 
 
 --
 -- Name: TABLE channels; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channels TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channels TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.channels TO community_deletion_owner;
 
 
 --
@@ -8649,256 +9476,200 @@ GRANT INSERT(archived_at),UPDATE(archived_at) ON TABLE public.communities TO com
 -- Name: TABLE community_bans; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.community_bans TO community_deletion_owner;
 
 
 --
 -- Name: TABLE delivery_log; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.delivery_log TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.delivery_log TO community_deletion_app;
-
-
---
--- Name: SEQUENCE delivery_log_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.delivery_log_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.delivery_log TO community_deletion_owner;
 
 
 --
 -- Name: TABLE event_mentions; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.event_mentions TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.event_mentions TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.event_mentions TO community_deletion_owner;
 
 
 --
 -- Name: TABLE events; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.events TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.events TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.events TO community_deletion_owner;
 
 
 --
 -- Name: TABLE git_repo_names; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.git_repo_names TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.git_repo_names TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.git_repo_names TO community_deletion_owner;
 
 
 --
 -- Name: TABLE join_policy_acceptances; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.join_policy_acceptances TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.join_policy_acceptances TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.join_policy_acceptances TO community_deletion_owner;
 
 
 --
 -- Name: TABLE moderation_actions; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_actions TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_actions TO community_deletion_app;
-
-
---
--- Name: SEQUENCE moderation_actions_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.moderation_actions_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_actions TO community_deletion_owner;
 
 
 --
 -- Name: TABLE moderation_reports; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_reports TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_reports TO community_deletion_app;
-
-
---
--- Name: SEQUENCE moderation_reports_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.moderation_reports_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.moderation_reports TO community_deletion_owner;
 
 
 --
 -- Name: TABLE parameterized_event_watermarks; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.parameterized_event_watermarks TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.parameterized_event_watermarks TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.parameterized_event_watermarks TO community_deletion_owner;
 
 
 --
 -- Name: TABLE product_feedback; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.product_feedback TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.product_feedback TO community_deletion_app;
-
-
---
--- Name: SEQUENCE product_feedback_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.product_feedback_id_seq TO community_deletion_owner;
+GRANT SELECT,UPDATE ON TABLE public.product_feedback TO community_deletion_owner;
 
 
 --
 -- Name: TABLE pubkey_allowlist; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.pubkey_allowlist TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.pubkey_allowlist TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.pubkey_allowlist TO community_deletion_owner;
 
 
 --
 -- Name: TABLE push_leases; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_leases TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_leases TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_leases TO community_deletion_owner;
 
 
 --
 -- Name: TABLE push_match_queue; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_match_queue TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_match_queue TO community_deletion_app;
-
-
---
--- Name: SEQUENCE push_match_queue_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.push_match_queue_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_match_queue TO community_deletion_owner;
 
 
 --
 -- Name: TABLE push_wake_outbox; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_wake_outbox TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_wake_outbox TO community_deletion_app;
-
-
---
--- Name: SEQUENCE push_wake_outbox_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.push_wake_outbox_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.push_wake_outbox TO community_deletion_owner;
 
 
 --
 -- Name: TABLE rate_limit_violations; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.rate_limit_violations TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.rate_limit_violations TO community_deletion_app;
-
-
---
--- Name: SEQUENCE rate_limit_violations_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.rate_limit_violations_id_seq TO community_deletion_owner;
+GRANT SELECT,UPDATE ON TABLE public.rate_limit_violations TO community_deletion_owner;
 
 
 --
 -- Name: TABLE reactions; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reactions TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reactions TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.reactions TO community_deletion_owner;
 
 
 --
 -- Name: TABLE relay_invites; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_invites TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_invites TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_invites TO community_deletion_owner;
 
 
 --
 -- Name: TABLE relay_members; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_members TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_members TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.relay_members TO community_deletion_owner;
 
 
 --
 -- Name: TABLE scheduled_workflow_fires; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.scheduled_workflow_fires TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.scheduled_workflow_fires TO community_deletion_app;
-
-
---
--- Name: SEQUENCE scheduled_workflow_fires_id_seq; Type: ACL; Schema: public; Owner: postgres
---
-
-GRANT SELECT,USAGE ON SEQUENCE public.scheduled_workflow_fires_id_seq TO community_deletion_owner;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.scheduled_workflow_fires TO community_deletion_owner;
 
 
 --
 -- Name: TABLE subscriptions; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.subscriptions TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.subscriptions TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.subscriptions TO community_deletion_owner;
 
 
 --
 -- Name: TABLE thread_metadata; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.thread_metadata TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.thread_metadata TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.thread_metadata TO community_deletion_owner;
 
 
 --
 -- Name: TABLE users; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.users TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.users TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.users TO community_deletion_owner;
 
 
 --
 -- Name: TABLE workflow_approvals; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_approvals TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_approvals TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_approvals TO community_deletion_owner;
 
 
 --
 -- Name: TABLE workflow_runs; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_runs TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_runs TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflow_runs TO community_deletion_owner;
 
 
 --
 -- Name: TABLE workflows; Type: ACL; Schema: public; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletion_owner;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletion_app;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.workflows TO community_deletion_owner;
 
 
 --
@@ -8930,6 +9701,16 @@ CREATE EVENT TRIGGER _102_lock_schema_destruction_dropped ON sql_drop
 
 
 ALTER EVENT TRIGGER _102_lock_schema_destruction_dropped OWNER TO postgres;
+
+--
+-- Name: _110_guard_registered_tables; Type: EVENT TRIGGER; Schema: -; Owner: postgres
+--
+
+CREATE EVENT TRIGGER _110_guard_registered_tables ON ddl_command_end
+   EXECUTE FUNCTION community_deletion.tg_ddl__guard_registered_tables();
+
+
+ALTER EVENT TRIGGER _110_guard_registered_tables OWNER TO postgres;
 
 --
 -- PostgreSQL database dump complete

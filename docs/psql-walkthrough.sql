@@ -4,14 +4,18 @@
 -- (`deletions run ID`), and stays abortable until object deletion begins.
 --
 --   psql "$DATABASE_URL" -v host=tenant.example -v requester=alice -v approver=bob \
---        -f docs/psql-walkthrough.sql
+--        -v approver_login=bob_db_login -f docs/psql-walkthrough.sql
 --
--- In real life the requester and the approver are two people in two
--- sessions; the approval is refused (DL3A1) if they are the same identity.
+-- The requester and the approver are two people with two database logins:
+-- the approval is refused (DL3A1) from the login that submitted, whatever
+-- name is typed, and from the same typed identity. This script connects
+-- again as approver_login for the approval (psql asks for its password if
+-- the server wants one); that login needs the role community_deletion_operator.
 \set ON_ERROR_STOP on
 \if :{?host} \else \set host 'tenant.example' \endif
 \if :{?requester} \else \set requester 'alice' \endif
 \if :{?approver} \else \set approver 'bob' \endif
+\if :{?approver_login} \else \set approver_login 'bob' \endif
 
 \qecho '-- submit: resolve the host (case-insensitively) and open the request'
 select id as request_id, community_id, community_host, stage
@@ -40,9 +44,10 @@ select key as table_name, value::bigint as rows
  where r.id = :'request_id' and value::bigint > 0
  order by key;
 
-\qecho '-- approve (a second operator): binds the approval to the exact digest.'
+\qecho '-- approve (a second operator, from their own login): binds the approval to the exact digest.'
 \qecho '-- Optional grace period: community_deletion.approve(id, who, note, not_before => time)'
 \qecho '-- or delay => interval; nothing runs before it and abort stays possible.'
+\connect - :approver_login
 select stage, next_attempt_at
   from community_deletion.approve(:'request_id', :'approver', 'reviewed row counts with the tenant owner');
 

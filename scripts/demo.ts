@@ -1,7 +1,8 @@
 // npm run demo — the whole product on local defaults, end to end:
 // seeds a target and a bystander community in PostgreSQL, S3 (versioned) and
-// Redis, then drives the real CLI: submit (operator A), approve (operator B),
-// run to retention_pending; and reports what each store held before and after.
+// Redis, then drives the real CLI: submit (operator A), approve (operator B —
+// a second database login, as the two-person rule requires), run to
+// retention_pending; and reports what each store held before and after.
 //
 // Uses DATABASE_URL / REDIS_URL / BUZZ_S3_* when set. Otherwise: PostgreSQL on
 // 127.0.0.1:5432 (database community_deletion_demo, recreated each run),
@@ -30,6 +31,26 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/**
+ * Login roles for the demo's two operators (members of
+ * community_deletion_operator), created when missing. The default database
+ * (local, trust authentication) lets them connect without a password.
+ */
+async function ensureOperatorLogins(sql: postgres.Sql, logins: string[]): Promise<string[]> {
+  for (const login of logins) {
+    try {
+      await sql.unsafe(`do $$ begin
+          if not exists (select 1 from pg_roles where rolname = '${login}') then create role ${login} login; end if;
+          if not pg_has_role('${login}', 'community_deletion_operator', 'member') then grant community_deletion_operator to ${login}; end if;
+        end $$`);
+    } catch (error) {
+      fail(`could not create the demo's operator login ${login} (${(error as Error).message}).\n` +
+        'The demo needs a role that may create roles; run it with the local default DATABASE_URL (unset) or as a superuser.');
+    }
+  }
+  return logins;
+}
+
 async function main() {
   const t0 = Date.now();
   // PostgreSQL ---------------------------------------------------------------
@@ -54,6 +75,14 @@ async function main() {
   say(`write fence: ${fence!.impl}${fence!.impl === 'native' ? '' : ' (the faster native path needs db/native installed on the server: make -C db/native install)'}`);
   // The demo seeds with the same fixture functions the tests use.
   await sql.unsafe(readFileSync(path.join(root, 'db/tests/fixtures/helpers.sql'), 'utf8'));
+  // Two operators, two logins: the approval is refused from the login that submitted.
+  const operators = await ensureOperatorLogins(sql, ['deletions_demo_alice', 'deletions_demo_bob']);
+  const asLogin = (login: string) => {
+    const u = new URL(databaseUrl!);
+    u.username = login;
+    u.password = '';
+    return u.toString();
+  };
 
   // Redis --------------------------------------------------------------------
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -97,12 +126,14 @@ async function main() {
 
     // The real lifecycle through the real CLI ---------------------------------
     const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
-    say(`submit (as alice@ops): ${target.host}`);
-    const submitted = await cli(['submit', '--host', target.host, '--requested-by', 'alice@ops', '--reason', 'demo: tenant asked to be forgotten', '--json'], env);
+    say(`submit (as alice@ops, login ${operators[0]}): ${target.host}`);
+    const submitted = await cli(['submit', '--host', target.host, '--requested-by', 'alice@ops', '--reason', 'demo: tenant asked to be forgotten', '--json'],
+      { ...env, DATABASE_URL: asLogin(operators[0]!) });
     const requestId = String(submitted.id);
     say(`inventory frozen, digest ${String(submitted.inventory_digest).slice(0, 16)}…`);
-    say('approve (as bob@ops — a second person)');
-    await cli(['approve', requestId, '--approved-by', 'bob@ops', '--note', 'verified with the tenant', '--json'], env);
+    say(`approve (as bob@ops — a second person, login ${operators[1]})`);
+    await cli(['approve', requestId, '--approved-by', 'bob@ops', '--note', 'verified with the tenant', '--json'],
+      { ...env, DATABASE_URL: asLogin(operators[1]!) });
     say('run to retention_pending');
     const outcome = await cli(['run', requestId, '--json'], env);
     if (outcome.kind !== 'completed') fail(`run did not complete: ${JSON.stringify(outcome)}`);

@@ -28,6 +28,7 @@ trap cleanup EXIT
 build_template() {
   log "== building template database $template from migrations"
   build_from_migrations "$template" || { log "migrations failed"; return 1; }
+  psql -X -q -v ON_ERROR_STOP=1 -d "$template" -f "$ROOT/db/tests/fixtures/logins.sql" >/dev/null || return 1
   psql -X -q -v ON_ERROR_STOP=1 -d "$template" \
     -c 'create extension if not exists pgtap' -c 'create extension if not exists dblink' \
     -f "$ROOT/db/tests/fixtures/helpers.sql" >/dev/null || return 1

@@ -15,9 +15,13 @@ export function connect(databaseUrl: string, options: ConnectOptions = {}): Sql 
   return postgres(databaseUrl, {
     max: options.max ?? 4,
     onnotice: () => {},
-    connection: { application_name: options.applicationName ?? 'community-deletion' },
-    // Writers must be READ COMMITTED (the write fence refuses others); make the
-    // default explicit so a server-wide default cannot change it.
+    // Every engine transaction runs READ COMMITTED (the fence and the purge
+    // refuse anything else, 25000): a startup parameter overrides a database-
+    // or role-wide default_transaction_isolation.
+    connection: {
+      application_name: options.applicationName ?? 'community-deletion',
+      default_transaction_isolation: 'read committed',
+    },
     transform: { undefined: null },
   });
 }

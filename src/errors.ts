@@ -31,12 +31,14 @@ export const SQLSTATES = [
   { name: 'manifest_mismatch', code: 'DL6K1', retry: 'permanent' },
   { name: 'chunks_pending', code: 'DL6K2', retry: 'retryable' },
   { name: 'catalog_drift', code: 'DL7C1', retry: 'permanent' },
+  { name: 'protected_table_ddl', code: 'DL7C2', retry: 'permanent' },
   { name: 'tombstone_protected', code: 'DL8T1', retry: 'permanent' },
   { name: 'host_reserved', code: 'DL8T2', retry: 'permanent' },
   { name: 'read_state_guard', code: 'DL8G1', retry: 'permanent' },
   { name: 'absence_not_proven', code: 'DL9A1', retry: 'permanent' },
   { name: 'community_write_fenced', code: '55000', retry: 'permanent' },
   { name: 'isolation_not_supported', code: '25000', retry: 'permanent' },
+  { name: 'lock_not_available', code: '55P03', retry: 'retryable' },
 ] as const satisfies readonly SqlStateInfo[];
 
 export type SqlStateName = (typeof SQLSTATES)[number]['name'];

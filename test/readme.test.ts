@@ -2,7 +2,7 @@
 // names must exist, and its quick start must be exactly the two commands the
 // other tests run (test/demo.test.ts runs the first; CI runs the second).
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,4 +44,16 @@ t.test('every CLI command in the README table is a command of bin/deletions', as
   t.equal(help.status, 0, help.stderr);
   const missing = commands.filter((c) => !new RegExp(`deletions ${c}\\b`).test(help.stdout));
   t.same(missing, [], 'every listed command is in --help');
+});
+
+t.test('every test docs/security.md cites exists', async (t) => {
+  const security = readFileSync(path.join(root, 'docs', 'security.md'), 'utf8');
+  const sql = [...security.matchAll(/`([a-z_]+\/[a-z_]+)`/g)].map((m) => m[1]!);
+  const e2e = [...security.matchAll(/`(test\/e2e\/[a-z-]+)`/g)].map((m) => m[1]!);
+  t.ok(sql.length >= 15, `docs/security.md cites ${sql.length} pgTAP tests`);
+  const missing = [
+    ...sql.filter((r) => !existsSync(path.join(root, 'db', 'tests', `${r}.test.sql`))),
+    ...e2e.filter((r) => !existsSync(path.join(root, `${r}.test.ts`))),
+  ];
+  t.same(missing, [], 'no cited test is missing');
 });

@@ -16,7 +16,7 @@ import {
   ServingLeaseLostError,
   type TransactionSql,
 } from '../src/serving.js';
-import { createTestDatabase } from './helpers/db.js';
+import { approveAsSecondLogin, createTestDatabase } from './helpers/db.js';
 
 const db = await createTestDatabase();
 const sql = db.sql;
@@ -55,7 +55,7 @@ async function claimedDeletion(host: string, communityId: string): Promise<{ req
                                                        'keys_digest', encode(sha256(''::bytea), 'hex'))
                                     order by p collate "C")
                      from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)))`;
-  await exec`select community_deletion.approve(${requestId}::uuid, 'bob', 'serving test')`;
+  await approveAsSecondLogin(exec, requestId, 'bob', 'serving test');
   const [claim] = await exec<{ lease_generation: string }[]>`
     select lease_generation from community_deletion.claim('executor-1', ${requestId}::uuid, 60)`;
   return { requestId, generation: String(claim!.lease_generation) };

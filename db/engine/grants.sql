@@ -49,6 +49,8 @@ declare
     'public', pg_catalog.jsonb_build_array(
       'community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
       '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
+      -- the DDL guard: every role's DDL runs it (it only answers)
+      '_guard_registered_tables',
       -- constants: the stage list (the view community_deletion.stages calls them as its reader)
       '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
       '_stage_is_abortable', '_stage_is_fenced'));
@@ -80,30 +82,38 @@ begin
   grant usage, select on all sequences in schema community_deletion to community_deletion_owner;
   grant select on all tables in schema community_deletion to community_deletion_operator;
 
-  -- The host's tables. Start from nothing for the engine roles.
+  -- The host's tables. Start from nothing for the engine roles, in public and
+  -- in every schema holding a registered table.
   revoke all on all tables in schema public from community_deletion_operator, community_deletion_executor,
     community_deletion_app, community_deletion_owner;
   revoke all on all sequences in schema public from community_deletion_operator, community_deletion_executor,
     community_deletion_app, community_deletion_owner;
-  -- The owner: communities (lifecycle), scoped tables (purge), provenance
-  -- tables (nulling).
-  grant select, insert, update, delete on all tables in schema public to community_deletion_owner;
-  grant usage, select on all sequences in schema public to community_deletion_owner;
+  -- The owner (the engine's security-definer code): communities (lifecycle
+  -- columns, tombstone), every registered scoped table (counted, purged,
+  -- proven absent) and provenance table (nulled, proven absent) — and nothing
+  -- else of the host's.
+  grant select, insert, update, delete on public.communities to community_deletion_owner;
 
-  -- The application writer: its tenant data, and communities except the
-  -- engine-owned lifecycle columns (deletion_state, deletion_fence_generation,
-  -- deleted_at) — column privileges refuse those outright (42501), and the
-  -- lifecycle guard trigger refuses them for everyone else (DL8T1).
+  -- The application writer: communities except the engine-owned lifecycle
+  -- columns (deletion_state, deletion_fence_generation, deleted_at) — column
+  -- privileges refuse those outright (42501), and the lifecycle guard trigger
+  -- refuses them for everyone else (DL8T1) — and its tenant data.
   grant select on public.communities to community_deletion_app;
   grant insert (id, host, name, signing_key, icon, settings, created_at, archived_at) on public.communities
     to community_deletion_app;
   grant update (host, name, signing_key, icon, settings, archived_at) on public.communities
     to community_deletion_app;
   for v_fn in
-    select r.table_name from community_deletion.registered_tables r
-     where r.kind in ('scoped', 'provenance') and pg_catalog.to_regclass(pg_catalog.format('public.%I', r.table_name)) is not null
+    select r.schema_name, r.kind, x.rel
+      from community_deletion.registered_tables r
+      cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+     where r.kind in ('scoped', 'provenance') and x.rel is not null
   loop
-    execute pg_catalog.format('grant select, insert, update, delete on public.%I to community_deletion_app', v_fn.table_name);
+    execute pg_catalog.format('grant usage on schema %I to community_deletion_owner, community_deletion_app', v_fn.schema_name);
+    execute pg_catalog.format('grant select, insert, update, delete on %s to community_deletion_app', v_fn.rel);
+    execute pg_catalog.format('grant %s on %s to community_deletion_owner',
+                              case v_fn.kind when 'scoped' then 'select, insert, update, delete' else 'select, update' end,
+                              v_fn.rel);
   end loop;
 
   -- Operators read communities (psql inspection).

@@ -99,3 +99,11 @@ drop event trigger if exists _102_lock_schema_destruction_dropped;
 create event trigger _102_lock_schema_destruction_dropped
   on sql_drop
   execute function community_deletion.tg_ddl__lock_schema_destruction_dropped();
+
+-- After any DDL, refuse it if it weakened the guards of a registered table
+-- (a fence trigger dropped or disabled, a table made a partition or child):
+-- _guard_registered_tables, DL7C2.
+drop event trigger if exists _110_guard_registered_tables;
+create event trigger _110_guard_registered_tables
+  on ddl_command_end
+  execute function community_deletion.tg_ddl__guard_registered_tables();

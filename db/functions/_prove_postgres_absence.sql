@@ -28,14 +28,16 @@ begin
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
   for v_table in
-    select t.table_name from community_deletion.registered_tables t
-    where t.kind in ('scoped', 'provenance')
-    order by t.table_name
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
+      from community_deletion.registered_tables t
+     where t.kind in ('scoped', 'provenance')
+     order by 1
   loop
-    execute format('select exists (select 1 from public.%I where community_id = $1)', v_table.table_name)
+    execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
+                   v_table.community_column)
       into v_remains using p_community;
     if v_remains then
-      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.table_name, p_community
+      raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.label, p_community
         using errcode = 'DL9A1',
               hint = 'Rows of a tombstoned community reappeared or escaped the purge; investigate the writer before unblocking.';
     end if;

@@ -7,11 +7,12 @@ create or replace function community_deletion._reattach_early_fences()
   set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_table text;
+  v_table regclass;
 begin
   for v_table in
-    select r.table_name from community_deletion.registered_tables r
-     where r.kind = 'scoped' and pg_catalog.to_regclass(format('public.%I', r.table_name)) is not null
+    select x.rel from community_deletion.registered_tables r
+     cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+     where r.kind = 'scoped' and x.rel is not null
      order by r.purge_order
   loop
     perform community_deletion._attach_early_fence(v_table);

@@ -10,17 +10,22 @@ create or replace function community_deletion._schema_manifest(p_community uuid)
   set search_path = pg_catalog, pg_temp
 as $$
 declare
-  v_table text;
-  v_tables text[];
+  v_table record;
+  v_tables text[] := '{}';
   v_count bigint;
   v_counts jsonb := '{}'::jsonb;
 begin
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_tables
-    from community_deletion.registered_tables r where r.kind = 'scoped';
-  foreach v_table in array v_tables loop
-    execute format('select count(*) from public.%I where community_id = $1', v_table)
+  for v_table in
+    select l.label, r.schema_name, r.table_name
+      from community_deletion.registered_tables r
+      cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l
+     where r.kind = 'scoped'
+     order by l.label collate "C"
+  loop
+    execute format('select count(*) from %I.%I where community_id = $1', v_table.schema_name, v_table.table_name)
       into v_count using p_community;
-    v_counts := v_counts || jsonb_build_object(v_table, v_count);
+    v_tables := v_tables || v_table.label;
+    v_counts := v_counts || jsonb_build_object(v_table.label, v_count);
   end loop;
   return jsonb_build_object(
     'scoped_tables', to_jsonb(v_tables),

@@ -18,6 +18,8 @@ declare
   v_request community_deletion.requests;
   v_reason text;
 begin
+  -- Every executor step starts here: bound its lock waits first.
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
   if not found then
     v_reason := 'the request does not exist';

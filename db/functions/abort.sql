@@ -21,7 +21,7 @@ declare
   p_request_id alias for $1;
   p_aborted_by alias for $2;
   p_reason alias for $3;
-  v_aborted_by text := community_deletion._require_text(p_aborted_by, 'aborted_by', 512);
+  v_aborted_by text := community_deletion._require_identity(p_aborted_by, 'aborted_by');
   v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
   v_community uuid;
   v_request community_deletion.requests;
@@ -34,7 +34,7 @@ begin
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
   end if;
-  perform community_deletion._lock_community(v_community, true);
+  perform community_deletion._lock_community_for_transition(v_community);
 
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if community_deletion._stage_is_terminal(v_request.stage) then

@@ -1,6 +1,12 @@
 -- Operator API: a second operator approves the exact frozen inventory of an
 -- inventoried, unblocked request and moves it to approved. Refusals: the
--- requester approving (self_approval, DL3A1), a stored inventory that no longer
+-- requester approving (self_approval, DL3A1) — by typed name (compared in
+-- _identity_key form) or by database login: session_user is recorded on the
+-- request and the approval, and the login that submitted cannot approve
+-- (docs/security.md#two-person-rule; settings.allow_same_login_approval
+-- relaxes only the login half, for single-login development setups). A
+-- request submitted before logins were recorded has no login to compare.
+-- A stored inventory that no longer
 -- hashes to its digest (digest_mismatch, DL3A2), wrong stage / blocked /
 -- terminal (DL2S1 / DL2B1 / DL2T1), blank approver or bad timing (DL1I1).
 --
@@ -27,12 +33,13 @@ declare
   p_note alias for $3;
   p_not_before alias for $4;
   p_delay alias for $5;
-  v_approved_by text := community_deletion._require_text(p_approved_by, 'approved_by', 512);
+  v_approved_by text := community_deletion._require_identity(p_approved_by, 'approved_by');
   v_note text := community_deletion._bound_text(nullif(btrim(p_note), ''), 4096);
   v_minimum interval;
   v_not_before timestamptz;
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   if p_not_before is not null and p_delay is not null then
     raise exception 'deletion request %: pass either not_before or delay, not both', p_request_id
       using errcode = 'DL1I1';
@@ -72,6 +79,13 @@ begin
     raise exception 'deletion request %: % requested it and cannot also approve it', p_request_id, v_approved_by
       using errcode = 'DL3A1', hint = 'A second operator must approve.';
   end if;
+  if v_request.requested_login = session_user
+     and not (select s.allow_same_login_approval from community_deletion.settings s) then
+    raise exception 'deletion request %: the database login % submitted it and cannot also approve it, whatever name it types',
+      p_request_id, session_user
+      using errcode = 'DL3A1',
+            hint = 'A second operator approves from their own login (settings.allow_same_login_approval relaxes this for single-login development setups only).';
+  end if;
   if v_request.inventory_digest is distinct from community_deletion._inventory_digest(v_request.inventory_manifest) then
     raise exception 'deletion request %: the frozen inventory no longer hashes to its digest %',
       p_request_id, v_request.inventory_digest
@@ -80,9 +94,9 @@ begin
   end if;
 
   insert into community_deletion.approvals
-    (request_id, community_id, inventory_digest, approved_by, note, not_before, approved_at)
+    (request_id, community_id, inventory_digest, approved_by, approved_login, note, not_before, approved_at)
   values
-    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, v_note, v_not_before, now());
+    (v_request.id, v_request.community_id, v_request.inventory_digest, v_approved_by, session_user, v_note, v_not_before, now());
 
   update community_deletion.requests r
      set stage = 'approved', next_attempt_at = v_not_before, updated_at = now()

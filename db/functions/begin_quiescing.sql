@@ -4,7 +4,9 @@
 -- writer and acquisition holding it shared), verify the lease AGAIN (an abort
 -- that won the lock while we waited has terminalised the request and bumped the
 -- generation: we must fail with stale_lease DL4L1, never re-quiesce a rescued
--- community), re-check the catalog under the shared schema/destruction lock
+-- community), take the schema/destruction lock shared and then ACCESS SHARE
+-- on every scoped table (a TRUNCATE in progress finishes first, a later one
+-- sees quiescing), re-check the catalog
 -- (catalog_drift DL7C1: never start closing a tenant whose tables are not all
 -- fenced), capture the pre-quiesce archived_at once, then move the
 -- community active → quiescing (archived_at set if it was not). Idempotent
@@ -28,9 +30,10 @@ declare
 begin
   perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform community_deletion._lock_community(v_request.community_id, true);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion._lock_scoped_tables_shared();
   perform community_deletion.validate_catalog();
   select c.* into v_community from public.communities c where c.id = v_request.community_id for update;
   if v_community.deletion_state is distinct from 'active' and v_community.deletion_state is distinct from 'quiescing' then

@@ -22,6 +22,7 @@ declare
   v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   if v_unit_key not like 'pre\_claim:%' then
     v_unit_key := 'pre_claim:' || v_unit_key;
   end if;

@@ -27,6 +27,7 @@ declare
   v_request community_deletion.requests;
   v_error text;
 begin
+  perform community_deletion._apply_lock_timeout();
   -- The owner is stored exactly as given (later calls present the same
   -- string), so it must already be trimmed.
   if community_deletion._require_text(p_owner, 'executor id (owner)', 256) <> p_owner then

@@ -29,7 +29,7 @@ declare
 begin
   perform community_deletion._require_read_committed('community_deletion.fence');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
-  perform community_deletion._lock_community(v_request.community_id, true);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();

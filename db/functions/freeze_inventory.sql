@@ -22,6 +22,7 @@ declare
   v_storage jsonb;
   v_inventory jsonb;
 begin
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';

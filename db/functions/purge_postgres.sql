@@ -73,25 +73,28 @@ begin
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
 
   for v_table in
-    select t.table_name from community_deletion.registered_tables t where t.kind = 'provenance' order by t.table_name
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
+      from community_deletion.registered_tables t where t.kind = 'provenance' order by 1
   loop
-    execute format('update public.%I set community_id = null where community_id = $1', v_table.table_name)
+    execute format('update %I.%I set %I = null where %I = $1', v_table.schema_name, v_table.table_name,
+                   v_table.community_column, v_table.community_column)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
-    v_cleared := v_cleared || jsonb_build_object(v_table.table_name, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.table_name,
+    v_cleared := v_cleared || jsonb_build_object(v_table.label, v_rows);
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.label,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
 
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   for v_table in
-    select t.table_name from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name
+      from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
   loop
-    execute format('delete from public.%I where community_id = $1', v_table.table_name)
+    execute format('delete from %I.%I where community_id = $1', v_table.schema_name, v_table.table_name)
       using v_request.community_id;
     get diagnostics v_rows = row_count;
-    v_deleted := v_deleted || jsonb_build_object(v_table.table_name, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.table_name,
+    v_deleted := v_deleted || jsonb_build_object(v_table.label, v_rows);
+    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.label,
       'completed', p_generation, jsonb_build_object('rows', v_rows));
   end loop;
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);

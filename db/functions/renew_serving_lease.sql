@@ -1,6 +1,7 @@
 -- Renews an admitted, unexpired serving-write lease while its community is
 -- active OR quiescing (an admitted effect keeps its exclusion proof until it
--- finishes; seeds review finding P1). The exact lease id, owner, lease
+-- finishes) — while quiescing, never beyond settings.serving_lease_quiescing_cap
+-- after quiescing began, so the fence is not starved. The exact lease id, owner, lease
 -- generation and fence generation must match and the community must still be at
 -- that fence generation; otherwise serving_lease_denied (DL5S1): the holder must
 -- stop its effect. Returns the new expiry.
@@ -23,6 +24,7 @@ declare
   p_lease_seconds alias for $5;
   v_community uuid;
   v_until timestamptz;
+  v_quiescing_deadline timestamptz;
 begin
   perform community_deletion._require_read_committed('community_deletion.renew_serving_lease');
   if p_lease_seconds is null or p_lease_seconds not between 1 and 3600 then
@@ -31,8 +33,15 @@ begin
   select l.community_id into v_community from community_deletion.serving_write_leases l where l.id = p_lease_id;
   if v_community is not null then
     perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(v_community));
+    -- Once the community is quiescing, an admitted lease lives at most
+    -- settings.serving_lease_quiescing_cap past the start of quiescing, so
+    -- renewals cannot hold the fence off forever.
+    select r.quiescing_started_at + s.serving_lease_quiescing_cap into v_quiescing_deadline
+      from community_deletion.requests r cross join community_deletion.settings s
+     where r.community_id = v_community and r.stage = 'approved' and r.quiescing_started_at is not null;
     update community_deletion.serving_write_leases l
-       set lease_until = now() + pg_catalog.make_interval(secs => p_lease_seconds),
+       set lease_until = least(now() + pg_catalog.make_interval(secs => p_lease_seconds),
+                               case when c.deletion_state = 'quiescing' then v_quiescing_deadline end),
            heartbeat_at = now()
       from public.communities c
      where l.id = p_lease_id and l.community_id = v_community and l.owner = p_owner
@@ -40,13 +49,15 @@ begin
        and l.lease_until >= now()
        and c.id = l.community_id and c.deletion_state in ('active', 'quiescing')
        and c.deletion_fence_generation = l.fence_generation
+       and (c.deletion_state = 'active' or v_quiescing_deadline is null or v_quiescing_deadline > now())
     returning l.lease_until into v_until;
   end if;
   if v_until is null then
     raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
       p_lease_id, p_owner, p_generation, p_fence_generation
       using errcode = 'DL5S1',
-            hint = 'The lease expired, was released, or the community was fenced: stop the protected effect.';
+            hint = 'The lease expired, was released, reached its life cap while the community is quiescing '
+                   '(settings.serving_lease_quiescing_cap), or the community was fenced: stop the protected effect.';
   end if;
   return v_until;
 end;

@@ -18,11 +18,12 @@ declare
   p_requested_by alias for $2;
   p_reason alias for $3;
   v_host text := community_deletion._require_text(p_host, 'host', 253);
-  v_requested_by text := community_deletion._require_text(p_requested_by, 'requested_by', 512);
+  v_requested_by text := community_deletion._require_identity(p_requested_by, 'requested_by');
   v_reason text := community_deletion._bound_text(nullif(btrim(p_reason), ''), 4096);
   v_community public.communities;
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   select c.* into v_community from public.communities c where lower(c.host) = lower(v_host);
   if not found then
     raise exception 'community deletion: no community has host %', v_host
@@ -35,8 +36,10 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  insert into community_deletion.requests (community_id, community_host, requested_by, reason)
-  values (v_community.id, v_community.host, v_requested_by, v_reason)
+  -- session_user: the authenticated login, whatever role the caller set; the
+  -- two-person rule binds to it (approve).
+  insert into community_deletion.requests (community_id, community_host, requested_by, requested_login, reason)
+  values (v_community.id, v_community.host, v_requested_by, session_user, v_reason)
   on conflict (community_id) where stage <> 'aborted' do nothing
   returning * into v_request;
   if found then

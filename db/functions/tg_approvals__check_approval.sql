@@ -1,7 +1,10 @@
 -- Admits an approval only for an unblocked request at stage inventoried, and
--- only from someone other than the requester (identities compare trimmed and
--- case-insensitively). The composite foreign key then binds it to the
--- request's exact community and inventory digest.
+-- only from someone other than the requester: another typed identity
+-- (_same_operator) and another database login — approved_login is set to
+-- session_user here, whatever the inserted row said, and must differ from the
+-- request's requested_login (unless settings.allow_same_login_approval). The
+-- composite foreign key then binds it to the request's exact community and
+-- inventory digest.
 create or replace function community_deletion.tg_approvals__check_approval()
   returns trigger
   language plpgsql
@@ -29,6 +32,15 @@ begin
     raise exception 'deletion request %: % requested it and cannot also approve it', v_request.id, new.approved_by
       using errcode = 'DL3A1',
             hint = 'A second operator must approve.';
+  end if;
+  -- The approving login is whoever is authenticated, never what the row says.
+  new.approved_login := session_user;
+  if v_request.requested_login = new.approved_login
+     and not (select s.allow_same_login_approval from community_deletion.settings s) then
+    raise exception 'deletion request %: the database login % submitted it and cannot also approve it',
+      v_request.id, new.approved_login
+      using errcode = 'DL3A1',
+            hint = 'A second operator approves from their own login.';
   end if;
   return new;
 end;

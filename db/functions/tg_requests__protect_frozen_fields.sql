@@ -25,6 +25,8 @@ begin
     v_field := 'community_host';
   elsif new.requested_by is distinct from old.requested_by then
     v_field := 'requested_by';
+  elsif new.requested_login is distinct from old.requested_login then
+    v_field := 'requested_login';
   elsif new.reason is distinct from old.reason then
     v_field := 'reason';
   elsif new.created_at is distinct from old.created_at then

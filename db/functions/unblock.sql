@@ -18,10 +18,11 @@ declare
   p_request_id alias for $1;
   p_unblocked_by alias for $2;
   p_reason alias for $3;
-  v_unblocked_by text := community_deletion._require_text(p_unblocked_by, 'unblocked_by', 512);
+  v_unblocked_by text := community_deletion._require_identity(p_unblocked_by, 'unblocked_by');
   v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
   v_request community_deletion.requests;
 begin
+  perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
   if not found then
     raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';

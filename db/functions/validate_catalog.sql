@@ -1,17 +1,25 @@
--- Refuses (catalog_drift, DL7C1) unless
---   1. the live public tables with a community_id column equal the registry
---      (every kind) exactly: no registered table missing, no unknown table;
+-- Refuses (catalog_drift, DL7C1) unless the live catalog is exactly what the
+-- registry says (docs/design.md#catalog):
+--   1. the relations that hold communities, in every schema
+--      (_live_community_tables), equal the registry (every kind): no
+--      registered table missing, no unknown one — partitions, inheritance
+--      children, foreign tables and materialized views included;
 --   2. the tables carrying the write fence equal the registered scoped tables
---      exactly (an unfenced scoped table lets writes escape; a fence trigger —
---      complete or not — on an unregistered table means the registry is stale);
---   3. every registered scoped table has community_id uuid NOT NULL and a valid,
---      non-partial index leading with community_id (beyond the seeds: the purge
---      and the absence proof never scan the fleet).
--- The message lists every problem (table names included) so a claim that
--- blocks on it explains itself; DETAIL carries the same as JSON. Destructive
--- stages call it inside their own transaction after
--- community_deletion._lock_schema_destruction_shared(), so the validated surface cannot
--- change before they commit.
+--      (an unfenced scoped table lets writes escape; a fence trigger on an
+--      unregistered table means the registry is stale);
+--   3. every registered scoped table is a plain table (not partitioned, not
+--      a partition, not part of an inheritance tree), has community_id uuid
+--      NOT NULL and no other column holding a community, a valid index
+--      leading with community_id, and all six fence triggers present,
+--      executing their functions and firing for ordinary sessions;
+--   4. every registered provenance table is a plain table whose only
+--      community column is the registered one, nullable and leading an
+--      index, guarded by _020_provenance_guard.
+-- Excluded tables are only required to be registered. The message lists
+-- every problem (table names included) so a claim that blocks on it explains
+-- itself; DETAIL carries the same as JSON. Destructive stages call it inside
+-- their own transaction after _lock_schema_destruction_shared(), so the
+-- validated surface cannot change before they commit.
 create or replace function community_deletion.validate_catalog()
   returns void
   language plpgsql
@@ -28,14 +36,14 @@ declare
   v_unknown text[];
   v_unfenced text[];
   v_stray_fences text[];
-  v_bad_column text[];
-  v_unindexed text[];
+  v_shape text[];
   v_problems text[] := '{}';
 begin
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}'),
-         coalesce(array_agg(r.table_name order by r.table_name collate "C") filter (where r.kind = 'scoped'), '{}')
+  select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
+         coalesce(array_agg(l.label order by l.label collate "C") filter (where r.kind = 'scoped'), '{}')
     into v_registered, v_scoped
-    from community_deletion.registered_tables r;
+    from community_deletion.registered_tables r
+    cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l;
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_missing
     from unnest(v_registered) x where x <> all (v_live);
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_unknown
@@ -45,29 +53,50 @@ begin
   -- Any trigger executing a fence function (complete or not, enabled or not)
   -- on a table not registered as scoped means the registry is stale.
   select coalesce(array_agg(x order by x collate "C"), '{}') into v_stray_fences
-    from (select distinct c.relname::text as x
+    from (select distinct community_deletion._table_label(n.nspname::text, c.relname::text) as x
             from pg_catalog.pg_trigger t
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-           where n.nspname = 'public' and not c.relispartition and not t.tgisinternal
+           where not t.tgisinternal
              and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'))) f
+                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
+                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'))) f
    where x <> all (v_scoped);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_bad_column
-    from unnest(v_scoped) x
-   where x = any (v_live) and not exists (
-     select 1 from pg_catalog.pg_attribute a
-      where a.attrelid = pg_catalog.to_regclass(format('public.%I', x)) and a.attname = 'community_id'
-        and not a.attisdropped and a.atttypid = 'uuid'::pg_catalog.regtype and a.attnotnull);
-  select coalesce(array_agg(x order by x collate "C"), '{}') into v_unindexed
-    from unnest(v_scoped) x
-   where x = any (v_live) and not community_deletion._has_community_index(pg_catalog.to_regclass(format('public.%I', x)));
+  -- The shape of every registered scoped and provenance table that exists.
+  select coalesce(array_agg(format('%s: %s', s.label, array_to_string(s.problems, ', ')) order by s.label collate "C"), '{}')
+    into v_shape
+    from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
+                 array_remove(array[
+                   case when community_deletion._inheritance_role(x.rel) is not null
+                        then 'it is ' || community_deletion._inheritance_role(x.rel) end,
+                   case when r.kind = 'scoped' and not exists (
+                          select 1 from pg_catalog.pg_attribute a
+                           where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
+                             and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
+                        then 'community_id is not uuid not null' end,
+                   case when community_deletion._community_columns(x.rel) <> array[r.community_column]
+                        then format('the columns holding a community are %s, registered: %s',
+                                    coalesce(nullif(array_to_string(community_deletion._community_columns(x.rel), ', '), ''), 'none'),
+                                    r.community_column) end,
+                   case when r.kind = 'provenance' and exists (
+                          select 1 from pg_catalog.pg_attribute a
+                           where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
+                        then r.community_column || ' is NOT NULL (the purge nulls it)' end,
+                   case when not community_deletion._has_leading_index(x.rel, r.community_column)
+                        then 'no valid index leads with ' || r.community_column end], null)
+                 || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
+                                else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
+                   as problems
+            from community_deletion.registered_tables r
+            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+           where r.kind in ('scoped', 'provenance') and x.rel is not null) s
+   where cardinality(s.problems) > 0;
 
   if cardinality(v_missing) > 0 then
     v_problems := v_problems || format('registered but missing: %s', array_to_string(v_missing, ', '));
   end if;
   if cardinality(v_unknown) > 0 then
-    v_problems := v_problems || format('unregistered tables with community_id: %s', array_to_string(v_unknown, ', '));
+    v_problems := v_problems || format('unregistered tables holding communities: %s', array_to_string(v_unknown, ', '));
   end if;
   if cardinality(v_unfenced) > 0 then
     v_problems := v_problems || format('scoped tables without the write fence: %s', array_to_string(v_unfenced, ', '));
@@ -75,20 +104,18 @@ begin
   if cardinality(v_stray_fences) > 0 then
     v_problems := v_problems || format('write fence on unregistered tables: %s', array_to_string(v_stray_fences, ', '));
   end if;
-  if cardinality(v_bad_column) > 0 then
-    v_problems := v_problems || format('scoped tables whose community_id is not uuid not null: %s', array_to_string(v_bad_column, ', '));
-  end if;
-  if cardinality(v_unindexed) > 0 then
-    v_problems := v_problems || format('scoped tables without an index leading with community_id: %s', array_to_string(v_unindexed, ', '));
+  if cardinality(v_shape) > 0 then
+    v_problems := v_problems || format('registered tables out of shape: %s', array_to_string(v_shape, '; '));
   end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'bad_community_id', v_bad_column,
-              'unindexed', v_unindexed)::text,
-            hint = 'In a migration, register new tables (community_deletion.register_scoped_table / community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; then unblock the request (or abort it).';
+              'stray_fences', v_stray_fences, 'shape', v_shape)::text,
+            hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
+                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; '
+                   'then unblock the request (deletions unblock ID), or abort it.';
   end if;
 end;
 $$;

@@ -68,9 +68,10 @@ begin
     v_problems := v_problems || 'the lifecycle/tombstone guard trigger on communities is missing or disabled'::text;
   end if;
 
-  select coalesce(array_agg(r.table_name order by r.table_name collate "C"), '{}') into v_missing
+  select coalesce(array_agg(l.label order by l.label collate "C"), '{}') into v_missing
     from community_deletion.registered_tables r
-   where r.kind = 'scoped' and r.table_name <> all (v_fenced);
+    cross join lateral (select community_deletion._table_label(r.schema_name, r.table_name) as label) l
+   where r.kind = 'scoped' and l.label <> all (v_fenced);
   if cardinality(v_missing) > 0 then
     v_problems := v_problems || format('registered scoped tables without the write fence: %s', array_to_string(v_missing, ', '));
   end if;

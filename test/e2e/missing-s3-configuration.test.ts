@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createTestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show } from '../helpers/e2e.js';
+import { cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, approverEnv } from '../helpers/e2e.js';
 
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
@@ -27,7 +27,7 @@ t.test('submit and approve with a complete configuration', async (t) => {
   const submitted = await deletions(['submit', '--host', target.host, '--requested-by', 'alice@ops'], env);
   t.equal(submitted.code, 0, show(submitted));
   id = submitted.json.id;
-  const approved = await deletions(['approve', id, '--approved-by', 'bob@ops'], env);
+  const approved = await deletions(['approve', id, '--approved-by', 'bob@ops'], approverEnv(env));
   t.equal(approved.code, 0, show(approved));
 });
 

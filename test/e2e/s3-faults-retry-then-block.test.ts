@@ -8,7 +8,7 @@ import t from 'tap';
 import { createTestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
 import { startFaultProxy } from '../helpers/s3-fault-proxy.js';
-import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, sleep, type CliResult } from '../helpers/e2e.js';
+import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, sleep, type CliResult, approverEnv } from '../helpers/e2e.js';
 
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
@@ -52,7 +52,7 @@ t.test('submit and approve through the proxy', async (t) => {
   const submitted = await deletions(['submit', '--host', target.host, '--requested-by', 'alice@ops'], env);
   t.equal(submitted.code, 0, show(submitted));
   id = submitted.json.id;
-  const approved = await deletions(['approve', id, '--approved-by', 'bob@ops'], env);
+  const approved = await deletions(['approve', id, '--approved-by', 'bob@ops'], approverEnv(env));
   t.equal(approved.code, 0, show(approved));
 });
 

@@ -7,7 +7,7 @@ import t from 'tap';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createTestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show } from '../helpers/e2e.js';
+import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, approverEnv } from '../helpers/e2e.js';
 
 const db = await createTestDatabase();
 t.teardown(() => db.drop());
@@ -50,7 +50,7 @@ t.test('a malformed key appearing after approval blocks the executor at fenced, 
   const submit = await deletions(['submit', '--host', late.host, '--requested-by', 'alice@ops'], env);
   t.equal(submit.code, 0, show(submit));
   const id = submit.json.id as string;
-  t.equal((await deletions(['approve', id, '--approved-by', 'bob@ops'], env)).code, 0);
+  t.equal((await deletions(['approve', id, '--approved-by', 'bob@ops'], approverEnv(env))).code, 0);
   await put(lateBad);
   const before = await fingerprint(sql, bucket.store, redis, late.id);
 
@@ -74,7 +74,7 @@ t.test('an unknown key elsewhere in the bucket does not block a deletion', async
   const submit = await deletions(['submit', '--host', clean.host, '--requested-by', 'alice@ops'], env);
   t.equal(submit.code, 0, show(submit));
   const id = submit.json.id as string;
-  t.equal((await deletions(['approve', id, '--approved-by', 'bob@ops'], env)).code, 0);
+  t.equal((await deletions(['approve', id, '--approved-by', 'bob@ops'], approverEnv(env))).code, 0);
   const run = await deletions(['run', id], env);
   t.equal(run.code, 0, show(run));
   t.match(run.json, { kind: 'completed' });

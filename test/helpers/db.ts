@@ -55,3 +55,34 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     },
   };
 }
+
+/**
+ * The second operator's database login (db/tests/fixtures/logins.sql, created
+ * by scripts/test.sh): the two-person rule refuses an approval from the login
+ * that submitted, and tests submit as the superuser.
+ */
+export const APPROVER_LOGIN = 'cd_test_approver';
+
+/** The same connection string as another login (trust authentication on the test server). */
+export function urlAs(url: string, user: string): string {
+  const u = new URL(url);
+  u.username = user;
+  u.password = '';
+  return u.toString();
+}
+
+/** The URL of the database a pool is connected to. */
+export function urlOf(sql: postgres.Sql): string {
+  const o = sql.options as unknown as { host: string[]; port: number[]; database: string; user: string };
+  return `postgres://${o.user}@${o.host[0]}:${o.port[0]}/${o.database}`;
+}
+
+/** community_deletion.approve from the second operator's login. */
+export async function approveAsSecondLogin(sql: postgres.Sql, requestId: string, approvedBy = 'bob@ops', note = 'approved by a second operator'): Promise<void> {
+  const approver = postgres(urlAs(urlOf(sql), APPROVER_LOGIN), { max: 1, onnotice: () => {} });
+  try {
+    await approver`select 1 from community_deletion.approve(${requestId}::uuid, ${approvedBy}, ${note})`;
+  } finally {
+    await approver.end({ timeout: 5 });
+  }
+}

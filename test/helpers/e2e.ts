@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import type postgres from 'postgres';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import type { S3Store } from '../../src/s3.js';
-import type { TestDatabase } from './db.js';
+import { approveAsSecondLogin, APPROVER_LOGIN, urlAs, type TestDatabase } from './db.js';
 import type { TestBucket } from './moto.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -69,6 +69,11 @@ export function cliEnv(db: Pick<TestDatabase, 'url'>, bucket: Pick<TestBucket, '
   }
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return env;
+}
+
+/** The same environment for the second operator: DATABASE_URL as the approving login. */
+export function approverEnv(env: Env): Env {
+  return { ...env, DATABASE_URL: urlAs(env.DATABASE_URL!, APPROVER_LOGIN) };
 }
 
 export interface CliResult {
@@ -243,7 +248,7 @@ export async function keysDigest(store: S3Store, keys: readonly string[]): Promi
 export { fingerprint, type Fingerprint } from '../../src/dev/fingerprint.js';
 
 /**
- * Submit (as alice@ops) and approve (as bob@ops) through the same SQL calls
+ * Submit (as alice@ops) and approve (as bob@ops, from the second login) through the same SQL calls
  * and storage enumeration the CLI's submit/approve make, without paying two
  * CLI start-ups per request (test/e2e/full-lifecycle covers the CLI path).
  */
@@ -253,7 +258,7 @@ export async function submitAndApprove(sql: postgres.Sql, store: S3Store, host: 
   const taxonomy = await loadTaxonomy(sql);
   const summary = await enumerateOwnedStorage(store, taxonomy, req!.community_id, { chunkSize: options.chunkSize ?? 10_000 });
   await sql`select 1 from community_deletion.freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
-  await sql`select 1 from community_deletion.approve(${req!.id}::uuid, 'bob@ops', 'e2e approval')`;
+  await approveAsSecondLogin(sql, req!.id, 'bob@ops', 'e2e approval');
   return req!.id;
 }
 

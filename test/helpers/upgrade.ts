@@ -275,6 +275,18 @@ export async function tableRows(sql: postgres.Sql, table: string): Promise<unkno
   return row!.rows;
 }
 
+type Row = Record<string, unknown>;
+
+/**
+ * The rows after an upgrade restricted to the columns the rows had before:
+ * a later migration may add columns, but every value that existed must be
+ * kept (a dropped column shows as '<dropped>').
+ */
+export function onOldColumns(before: readonly unknown[], after: readonly unknown[]): Row[] {
+  const columns = [...new Set((before as Row[]).flatMap((r) => Object.keys(r)))];
+  return (after as Row[]).map((r) => Object.fromEntries(columns.map((c) => [c, c in r ? r[c] : '<dropped>'])));
+}
+
 /** The SQLSTATE a statement fails with, or 'ok'. */
 export async function sqlStateOf(query: PromiseLike<unknown>): Promise<string> {
   try {

@@ -5,6 +5,11 @@
 -- uuid not null and an index leading with community_id. Any drift: DL7C1.
 begin;
 select plan(16);
+-- These cases build drift a table owner can no longer create: the DDL guard
+-- (event trigger _110_guard_registered_tables) refuses dropping or disabling
+-- a fence trigger. A superuser can still disable the guard; the catalog
+-- check is the second line of defence, and that is what is tested here.
+alter event trigger _110_guard_registered_tables disable;
 
 select lives_ok($$ select community_deletion.validate_catalog() $$, 'the reference schema validates');
 select is(community_deletion._live_fenced_tables(),

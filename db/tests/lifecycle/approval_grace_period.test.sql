@@ -10,12 +10,12 @@ select tests.lc_inventoried('grace-delay.example') as rid2 \gset
 select tests.lc_inventoried('grace-past.example') as rid3 \gset
 select tests.lc_inventoried('grace-min.example') as rid4 \gset
 
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob', null, now() + interval '1 hour', interval '1 hour') $$, :'rid'),
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, now() + interval '1 hour', interval '1 hour') $$, :'rid'),
   'DL1I1', null, 'not_before and delay together are refused');
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob', null, null, interval '-1 minute') $$, :'rid'),
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, null, interval '-1 minute') $$, :'rid'),
   'DL1I1', null, 'a negative delay is refused');
 
-select 1 from community_deletion.approve(:'rid', 'bob', null, now() + interval '2 hours') \g /dev/null
+select 1 from tests.approve(:'rid', 'bob', null, now() + interval '2 hours') \g /dev/null
 select is((select not_before from community_deletion.approvals where request_id = :'rid'), now() + interval '2 hours',
   'an explicit not_before is recorded on the approval');
 select is((select next_attempt_at from community_deletion.requests where id = :'rid'), now() + interval '2 hours',
@@ -33,19 +33,19 @@ select is((select count(*)::int from community_deletion.claim('exec-1', :'rid'))
 select is((select stage from community_deletion.abort(:'rid', 'carol', 'changed our mind during the grace period')), 'aborted',
   'abort is possible during the grace period');
 
-select 1 from community_deletion.approve(:'rid2', 'bob', null, null, interval '30 minutes') \g /dev/null
+select 1 from tests.approve(:'rid2', 'bob', null, null, interval '30 minutes') \g /dev/null
 select is((select not_before from community_deletion.approvals where request_id = :'rid2'), now() + interval '30 minutes',
   'a delay sets not_before = now() + delay');
 
-select 1 from community_deletion.approve(:'rid3', 'bob', null, now() - interval '1 day') \g /dev/null
+select 1 from tests.approve(:'rid3', 'bob', null, now() - interval '1 day') \g /dev/null
 select is((select not_before from community_deletion.approvals where request_id = :'rid3'), now(),
   'with a zero minimum a past not_before means now');
 select is((select count(*)::int from community_deletion.claim('exec-1', :'rid3')), 1, 'and the request is claimable at once');
 
 update community_deletion.settings set approval_grace_period = interval '1 day';
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob', null, now() - interval '1 minute') $$, :'rid4'),
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, now() - interval '1 minute') $$, :'rid4'),
   'DL1I1', null, 'with a non-zero minimum a past not_before is refused');
-select 1 from community_deletion.approve(:'rid4', 'bob', null, null, interval '1 hour') \g /dev/null
+select 1 from tests.approve(:'rid4', 'bob', null, null, interval '1 hour') \g /dev/null
 select is((select not_before from community_deletion.approvals where request_id = :'rid4'), now() + interval '1 day',
   'a requested time earlier than the configured minimum is raised to it');
 select is(community_deletion.inspect(:'rid4')->>'state', 'grace_period', 'the default grace period shows in inspect');

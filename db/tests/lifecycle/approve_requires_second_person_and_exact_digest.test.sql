@@ -8,30 +8,30 @@ select plan(17);
 
 select tests.lc_inventoried('approve.example', 'alice') as rid \gset
 
-select throws_ok(format($$ select community_deletion.approve(%L, 'alice') $$, :'rid'), 'DL3A1', null,
+select throws_ok(format($$ select tests.approve(%L, 'alice') $$, :'rid'), 'DL3A1', null,
   'the requester cannot approve their own request');
-select throws_ok(format($$ select community_deletion.approve(%L, '  ALICE ') $$, :'rid'), 'DL3A1', null,
+select throws_ok(format($$ select tests.approve(%L, '  ALICE ') $$, :'rid'), 'DL3A1', null,
   'identities compare trimmed and case-insensitively');
-select throws_ok(format($$ select community_deletion.approve(%L, '   ') $$, :'rid'), 'DL1I1', null,
+select throws_ok(format($$ select tests.approve(%L, '   ') $$, :'rid'), 'DL1I1', null,
   'a blank approver is refused');
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob') $$, gen_random_uuid()), 'DL1N1', null,
+select throws_ok(format($$ select tests.approve(%L, 'bob') $$, gen_random_uuid()), 'DL1N1', null,
   'an unknown request is refused');
 
 -- A tampered inventory (forced past the freeze guard) no longer matches its digest.
 select tests.lc_force(format($$ update community_deletion.requests
    set inventory_manifest = jsonb_set(inventory_manifest, '{schema,row_counts,users}', '0') where id = %L $$, :'rid')) \g /dev/null
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob') $$, :'rid'), 'DL3A2', null,
+select throws_ok(format($$ select tests.approve(%L, 'bob') $$, :'rid'), 'DL3A2', null,
   'approval recomputes the digest and refuses a mismatch');
 select tests.lc_force(format($$ update community_deletion.requests
    set inventory_manifest = jsonb_build_object('schema', schema_manifest, 'storage', storage_manifest) where id = %L $$, :'rid')) \g /dev/null
 
 -- Blocked requests are not approved.
 select 1 from community_deletion.block_preclaim(:'rid', 'service_setup', 'held for review') \g /dev/null
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob') $$, :'rid'), 'DL2B1', null,
+select throws_ok(format($$ select tests.approve(%L, 'bob') $$, :'rid'), 'DL2B1', null,
   'a blocked request is not approved');
 select 1 from community_deletion.unblock(:'rid', 'carol', 'review done') \g /dev/null
 
-select is((select stage from community_deletion.approve(:'rid', ' bob ', ' looks right ')), 'approved',
+select is((select stage from tests.approve(:'rid', ' bob ', ' looks right ')), 'approved',
   'a second operator approves: inventoried -> approved');
 select is((select approved_by from community_deletion.approvals where request_id = :'rid'), 'bob',
   'the approval records the approver (trimmed)');
@@ -50,12 +50,12 @@ select is((select not_before from community_deletion.approvals where request_id 
 select is((select next_attempt_at from community_deletion.requests where id = :'rid'), now(),
   'the request becomes eligible at not_before');
 
-select throws_ok(format($$ select community_deletion.approve(%L, 'carol') $$, :'rid'), 'DL2S1', null,
+select throws_ok(format($$ select tests.approve(%L, 'carol') $$, :'rid'), 'DL2S1', null,
   'an approved request cannot be approved again');
 
 select tests.seed_community('approve-early.example', 1) as c2 \gset
 select id as rid2 from community_deletion.submit('approve-early.example', 'alice') \gset
-select throws_ok(format($$ select community_deletion.approve(%L, 'bob') $$, :'rid2'), 'DL2S1', null,
+select throws_ok(format($$ select tests.approve(%L, 'bob') $$, :'rid2'), 'DL2S1', null,
   'a submitted request (no frozen inventory) cannot be approved');
 
 -- The database itself refuses a self-approval or an approval at the wrong stage.

@@ -19,7 +19,7 @@ select 1 from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summa
 select is(community_deletion.inspect(:'rid')->>'state', 'waiting_for_approval', 'inventoried: waiting_for_approval');
 select matches(community_deletion.inspect(:'rid')->>'explanation', 'other than alice', 'names who may not approve');
 
-select 1 from community_deletion.approve(:'rid', 'bob', 'ok', null, interval '10 minutes') \g /dev/null
+select 1 from tests.approve(:'rid', 'bob', 'ok', null, interval '10 minutes') \g /dev/null
 select is(community_deletion.inspect(:'rid')->>'state', 'grace_period', 'approved with a delay: grace_period');
 select is(community_deletion.inspect(:'rid')->'approval'->>'approved_by', 'bob', 'the approval is included');
 

@@ -61,7 +61,7 @@ select throws_ok(format($$ select community_deletion.unblock(%L, 'carol', 'resum
 
 -- Unblocking a request during its grace period keeps the grace period.
 select tests.lc_inventoried('unblock-grace.example') as rid3 \gset
-select 1 from community_deletion.approve(:'rid3', 'bob', null, null, interval '1 hour') \g /dev/null
+select 1 from tests.approve(:'rid3', 'bob', null, null, interval '1 hour') \g /dev/null
 select 1 from community_deletion.block_preclaim(:'rid3', 'service_setup', 'x') \g /dev/null
 select 1 from community_deletion.unblock(:'rid3', 'carol', 'fixed') \g /dev/null
 select is((select count(*)::int from community_deletion.claim('exec-3', :'rid3')), 0,

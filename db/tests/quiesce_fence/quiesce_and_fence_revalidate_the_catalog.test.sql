@@ -5,6 +5,11 @@
 begin;
 \ir ../fixtures/fence.sql
 select plan(6);
+-- These cases build drift a table owner can no longer create: the DDL guard
+-- (event trigger _110_guard_registered_tables) refuses dropping or disabling
+-- a fence trigger. A superuser can still disable the guard; the catalog
+-- check is the second line of defence, and that is what is tested here.
+alter event trigger _110_guard_registered_tables disable;
 
 select * from tests.fx_claimed('revalidate.example', 'executor-1') \gset
 

@@ -20,7 +20,7 @@ select set_eq($$ select name from engine_functions where has_function_privilege(
   array['community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
         '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
         '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
-        '_stage_is_abortable', '_stage_is_fenced'],
+        '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables'],
   'only the write-fence path and the stage constants are executable by PUBLIC');
 select is_empty($$ select sig from engine_functions
                    where name not like '\_%' and name not like 'tg\_%'

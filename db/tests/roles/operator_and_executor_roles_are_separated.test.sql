@@ -22,7 +22,7 @@ set local role community_deletion_executor;
 select lives_ok($$ select * from community_deletion.claim('exec') $$, 'an executor claims (nothing runnable here)');
 select throws_ok($$ select community_deletion.submit('roles.example', 'mallory', 'by executor') $$, '42501', null,
   'an executor cannot submit');
-select throws_ok($$ select community_deletion.approve(gen_random_uuid(), 'mallory') $$, '42501', null,
+select throws_ok($$ select tests.approve(gen_random_uuid(), 'mallory') $$, '42501', null,
   'an executor cannot approve');
 select throws_ok($$ select count(*) from community_deletion.requests $$, '42501', null,
   'an executor has no direct table access');

@@ -37,7 +37,7 @@ select is_empty($$
 
 -- Named-argument calls, as a DBA writes them.
 select tests.lc_inventoried('psql-named.example') as rid \gset
-select is((select stage from community_deletion.approve(request_id => :'rid', approved_by => 'bob', delay => interval '0')),
+select is((select stage from tests.approve(request_id => :'rid', approved_by => 'bob', delay => interval '0')),
   'approved', 'approve(request_id => …, approved_by => …, delay => …)');
 
 -- request_status / request_checkpoints: rows for people.

@@ -6,15 +6,16 @@
 -- it (the event trigger functions call only what PUBLIC may execute).
 -- Committed setup (this database is a private clone), so the transaction
 -- below starts without the schema-destruction lock.
--- (Roles are cluster-wide: a run that died before its cleanup left them.)
-drop role if exists cd_ddl_owner;
-drop role if exists cd_ddl_migrator;
-create role cd_ddl_owner nologin;
-create role cd_ddl_migrator nologin;
+-- Roles are cluster-wide: their names are this database's own, and they are
+-- dropped at the end.
+select 'cd_ddl_owner_' || substr(md5(current_database()), 1, 10) as owner_role,
+       'cd_ddl_migrator_' || substr(md5(current_database()), 1, 10) as migrator_role \gset
+create role :"owner_role" nologin;
+create role :"migrator_role" nologin;
 -- PostgreSQL itself requires CREATE on the schema for CREATE INDEX.
-grant create on schema public to cd_ddl_owner, cd_ddl_migrator;
+grant create on schema public to :"owner_role", :"migrator_role";
 create table public.owner_things (id integer primary key, label text);
-alter table public.owner_things owner to cd_ddl_owner;
+alter table public.owner_things owner to :"owner_role";
 
 begin;
 select plan(14);
@@ -39,7 +40,7 @@ select ok(not pg_temp.holds_ddl_lock(), 'temporary objects do not take the schem
 reset role;
 
 -- A non-superuser table owner.
-set local role cd_ddl_owner;
+set local role :"owner_role";
 select lives_ok($$ create index owner_things_label_idx on public.owner_things (label) $$,
   'a table owner creates an index on its table');
 select ok(pg_temp.holds_ddl_lock(), 'which takes the schema-destruction lock exclusively');
@@ -48,7 +49,7 @@ select lives_ok($$ drop index public.owner_things_label_idx $$, 'and drops its i
 reset role;
 
 -- A non-superuser migration role.
-set local role cd_ddl_migrator;
+set local role :"migrator_role";
 select lives_ok($$ create table public.migrated_things (id integer primary key, payload text) $$,
   'a migration role creates a table');
 select ok(pg_temp.holds_ddl_lock(), 'and holds the schema-destruction lock exclusively');
@@ -58,13 +59,14 @@ select lives_ok($$ drop table public.migrated_things $$, 'and drops its table');
 reset role;
 
 -- GRANT/COMMENT change no table, fence or index (they take no lock).
-set local role cd_ddl_owner;
+set local role :"owner_role";
 select lives_ok($$ comment on table public.owner_things is 'owned' $$, 'a table owner comments on its table');
 reset role;
 
 select * from finish();
 rollback;
 drop table public.owner_things;
-revoke create on schema public from cd_ddl_owner, cd_ddl_migrator;
-drop role cd_ddl_owner;
-drop role cd_ddl_migrator;
+revoke create on schema public from :"owner_role", :"migrator_role";
+drop owned by :"owner_role", :"migrator_role";
+drop role :"owner_role";
+drop role :"migrator_role";

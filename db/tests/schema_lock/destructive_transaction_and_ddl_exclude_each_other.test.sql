@@ -55,7 +55,7 @@ select dblink_send_query('migrate', format('select tests.fx_sqlstate(%L)',
   'drop trigger _010_community_write_fence on public.pubkey_allowlist'));
 select ok(tests.fx_waits_for_lock(:migrate_pid), 'dropping a fence trigger also waits for the destructive transaction');
 select dblink_exec('destroy', 'rollback');
-select is(tests.fx_result('migrate'), '00000', 'and proceeds afterwards');
+select is(tests.fx_result('migrate'), 'DL7C2', 'and is then refused by the DDL guard (the fence stays)');
 
 select dblink_exec('destroy', 'begin');
 select * from dblink('destroy', 'select community_deletion._lock_schema_destruction_shared()::text') as t(x text);

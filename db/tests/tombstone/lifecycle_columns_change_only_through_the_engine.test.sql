@@ -5,7 +5,7 @@
 -- deletion cannot be changed or deleted outside the engine.
 begin;
 \ir ../fixtures/fence.sql
-select plan(13);
+select plan(17);
 
 select tests.seed_community('life.example', 1) as c \gset
 
@@ -45,6 +45,20 @@ select throws_ok(format($$ delete from public.communities where id = %L $$, :'c'
 set local role community_deletion_owner;
 select throws_ok(format($$ update public.communities set deletion_fence_generation = 0 where id = %L $$, :'c'),
   'DL8T1', null, 'the fence generation never decreases, even for the engine');
+reset role;
+
+-- A tombstone is frozen for the engine too, column by column: each guard
+-- on its own (changing two columns at once would let one hide the other).
+select tests.fx_force_state(:'c', 'tombstone', 1);
+set local role community_deletion_owner;
+select throws_ok(format($$ update public.communities set deletion_state = 'active' where id = %L $$, :'c'),
+  'DL8T1', null, 'the engine cannot change only deletion_state of a tombstone');
+select throws_ok(format($$ update public.communities set deleted_at = deleted_at + interval '1 second' where id = %L $$, :'c'),
+  'DL8T1', null, 'the engine cannot change only deleted_at of a tombstone');
+select throws_ok(format($$ update public.communities set deletion_fence_generation = 2 where id = %L $$, :'c'),
+  'DL8T1', null, 'the engine cannot change only the fence generation of a tombstone');
+select throws_ok(format($$ update public.communities set host = 'reborn.example' where id = %L $$, :'c'),
+  'DL8T1', null, 'the engine cannot rename a tombstone');
 reset role;
 
 select * from finish();

@@ -1,0 +1,21 @@
+-- Why the write fence could not cover p_table, or null when it can: a
+-- partitioned table, a partition, an inheritance parent or an inheritance
+-- child. Statement-level triggers on a parent do not fire for statements
+-- addressed to a partition or child, and a child's rows are read and deleted
+-- through its parent, so the engine registers only plain tables as scoped or
+-- provenance (docs/security.md#partitions-and-inheritance).
+create or replace function community_deletion._inheritance_role(p_table regclass)
+  returns text
+  language sql
+  stable
+  set search_path = pg_catalog, pg_temp
+as $$
+  select case
+           when c.relkind = 'p' then 'a partitioned table'
+           when c.relispartition then 'a partition'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = p_table) then 'an inheritance parent'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
+         end
+    from pg_catalog.pg_class c
+   where c.oid = p_table
+$$;

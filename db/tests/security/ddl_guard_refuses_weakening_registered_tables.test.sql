@@ -1,0 +1,83 @@
+-- A table owner (not a superuser) cannot weaken the guards of a registered
+-- table by DDL: disabling a fence trigger, setting it to fire on replicas
+-- only or always, dropping or renaming it, or making the table part of an
+-- inheritance tree (statement triggers on a parent do not fire for a child's
+-- statements) are all refused by the event trigger _110_guard_registered_tables
+-- (DL7C2), and nothing of the command remains. The owner's other DDL works.
+-- Runs on both fence implementations.
+-- Committed setup: the owner role owns a registered scoped table and a
+-- registered provenance table (this database is a private clone). Roles are
+-- cluster-wide: the name is this database's own, and the role is dropped at
+-- the end.
+select 'cd_guard_owner_' || substr(md5(current_database()), 1, 10) as owner_role \gset
+create role :"owner_role" nologin;
+grant create on schema public to :"owner_role";
+create table public.owned_things (
+  community_id uuid not null references public.communities (id),
+  id bigint generated always as identity,
+  body text,
+  constraint owned_things_pkey primary key (community_id, id));
+create table public.owned_notes (
+  id bigint generated always as identity primary key,
+  community_id uuid references public.communities (id),
+  body text);
+create index owned_notes_community_idx on public.owned_notes (community_id);
+select community_deletion.register_scoped_table('public.owned_things', 500);
+select community_deletion.register_unscoped_table('public.owned_notes', 'provenance', 'operator notes that remember a community');
+alter table public.owned_things owner to :"owner_role";
+alter table public.owned_notes owner to :"owner_role";
+create table public.other_parent (body text);
+alter table public.other_parent owner to :"owner_role";
+
+begin;
+select plan(19);
+set local role :"owner_role";
+
+select throws_ok($$ alter table public.owned_things disable trigger _010_community_write_fence $$, 'DL7C2', null,
+  'disabling the INSERT fence is refused');
+select throws_ok($$ alter table public.owned_things disable trigger user $$, 'DL7C2', null,
+  'disabling every user trigger is refused');
+select throws_ok($$ alter table public.owned_things enable replica trigger _010_community_write_fence_update $$, 'DL7C2', null,
+  'setting the UPDATE fence to fire on replicas only is refused');
+select throws_ok($$ alter table public.owned_things enable always trigger _010_community_write_fence_delete $$, 'DL7C2', null,
+  'setting the DELETE fence to fire always is refused');
+select throws_ok($$ drop trigger _010_community_write_fence_delete on public.owned_things $$, 'DL7C2', null,
+  'dropping the DELETE fence is refused');
+select throws_ok($$ drop trigger _010_community_write_fence_early on public.owned_things $$, 'DL7C2', null,
+  'dropping an early-refusal trigger is refused');
+select throws_ok($$ drop trigger _010_community_write_fence_truncate on public.owned_things $$, 'DL7C2', null,
+  'dropping the TRUNCATE guard is refused');
+select throws_ok($$ alter trigger _010_community_write_fence on public.owned_things rename to harmless $$, 'DL7C2', null,
+  'renaming a fence trigger is refused');
+select throws_ok($$ drop trigger _020_provenance_guard on public.owned_notes $$, 'DL7C2', null,
+  'dropping the provenance guard is refused');
+select throws_ok($$ alter table public.owned_notes disable trigger _020_provenance_guard $$, 'DL7C2', null,
+  'disabling the provenance guard is refused');
+select throws_ok($$ alter table public.owned_things inherit public.other_parent $$, 'DL7C2', null,
+  'making a registered table an inheritance child is refused');
+select throws_ok($$ create table public.sneaky_child () inherits (public.owned_things) $$, 'DL7C2', null,
+  'making a registered table an inheritance parent is refused');
+select throws_like($$ alter table public.owned_things disable trigger _010_community_write_fence $$,
+  '%refused DDL on registered tables: owned_things: _010_community_write_fence disabled%',
+  'the refusal names the table and what the command would have done');
+
+select set_eq($$ select tgname::text || ':' || tgenabled::text from pg_trigger
+                  where tgrelid = 'public.owned_things'::regclass and not tgisinternal $$,
+  array['_010_community_write_fence:O', '_010_community_write_fence_update:O', '_010_community_write_fence_delete:O',
+        '_010_community_write_fence_early:O', '_010_community_write_fence_early_delete:O',
+        '_010_community_write_fence_truncate:O'],
+  'every fence trigger is still there and enabled');
+select is(to_regclass('public.sneaky_child'), null, 'nothing of a refused command remains');
+
+-- The owner's ordinary DDL still works.
+select lives_ok($$ alter table public.owned_things add column note text $$, 'adding a column works');
+select lives_ok($$ create index owned_things_body_idx on public.owned_things (community_id, body) $$, 'adding an index works');
+select lives_ok($$ comment on table public.owned_things is 'owned' $$, 'commenting works');
+reset role;
+select lives_ok($$ select community_deletion.validate_catalog() $$, 'and the catalog still validates');
+
+select * from finish();
+rollback;
+reassign owned by :"owner_role" to current_user;
+drop owned by :"owner_role";
+drop role :"owner_role";
