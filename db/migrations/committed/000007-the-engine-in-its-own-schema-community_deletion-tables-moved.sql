@@ -1,6 +1,7 @@
 --! Previous: sha1:0d507a756f253fa9b72810589da3964254372138
 --! Hash: sha1:15059bcbd0a4938562f4e9ff3843e7ebe477012b
 --! Message: The engine in its own schema, community_deletion: tables moved with their data, functions renamed with plain parameter names, stage list defined once
+--! AllowInvalidHash
 
 -- The engine moves into its own schema, community_deletion (docs/sql-api.md).
 -- public keeps only the host's tables, and on them the triggers the engine
@@ -50,7 +51,12 @@ drop function public._deletion_lock_schema_destruction_shared();
 drop function public._deletion_manifest_entry_follows(p_prev jsonb, p_next jsonb);
 drop function public._deletion_manifest_entry_is_valid(p_entry jsonb);
 drop function public._deletion_manifest_entry_line(p_entry jsonb);
-drop function public._deletion_native_community_lock_key(uuid);
+-- Edited after release (AllowInvalidHash): "if exists" — the function exists
+-- only where 000005 could install the native fence library; on a server
+-- without it (a managed server, PostgreSQL 16-18 here) 000005 dropped it and
+-- this migration failed. The behaviour on every server that already ran it
+-- is unchanged.
+drop function if exists public._deletion_native_community_lock_key(uuid);
 drop function public._deletion_next_stage(stage text);
 drop function public._deletion_owned_key_pattern(p_community uuid, p_prefix text);
 drop function public._deletion_owned_prefixes(p_community uuid);
