@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Parity check: a database built from the migrations and one built from
-# schema.sql (or the file given as $1) must have identical catalogs, and
-# schema.sql must equal a fresh dump of the migrations (not stale).
+# schema.sql (or the file given as $1) must have identical catalogs and
+# identical configuration data (scripts/config-data.sql), and schema.sql must
+# equal a fresh rendering of the migrations (render_schema; not stale).
 # Exit 0 on parity, 1 on any difference (printed), 2 on setup failure.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -26,11 +27,19 @@ if ! diff -u --label migrations --label "$(basename "$schema_file")" "$work/migr
   grep -E '^[-+][^-+]' "$work/catalog.diff" | head -40 >&2
   status=1
 fi
-pg_dump --schema-only --restrict-key=communitydeletion --exclude-schema=graphile_migrate -d "$(db_url "$a")" >"$work/fresh.sql"
+psql -X -At -v ON_ERROR_STOP=1 -d "$a" -f "$ROOT/scripts/config-data.sql" >"$work/migrations-data.txt" || exit 2
+psql -X -At -v ON_ERROR_STOP=1 -d "$b" -f "$ROOT/scripts/config-data.sql" >"$work/schema-data.txt" || exit 2
+[ -s "$work/migrations-data.txt" ] || { echo "parity: the migrations left no configuration data" >&2; exit 2; }
+if ! diff -u --label migrations --label "$(basename "$schema_file")" "$work/migrations-data.txt" "$work/schema-data.txt" >"$work/data.diff"; then
+  echo "parity: FAIL — configuration data differs (- migrations, + $(basename "$schema_file")):" >&2
+  grep -E '^[-+][^-+]' "$work/data.diff" | head -40 >&2
+  status=1
+fi
+render_schema "$a" >"$work/fresh.sql" || exit 2
 if ! diff -q "$work/fresh.sql" "$schema_file" >/dev/null; then
   echo "parity: FAIL — $(basename "$schema_file") is stale; run: npm run schema:dump" >&2
   diff -u "$schema_file" "$work/fresh.sql" | grep -E '^[-+][^-+]' | head -20 >&2
   status=1
 fi
-[ "$status" = 0 ] && echo "parity: OK ($(wc -l <"$work/migrations.txt") catalog facts identical, schema.sql current)"
+[ "$status" = 0 ] && echo "parity: OK ($(wc -l <"$work/migrations.txt") catalog facts and $(wc -l <"$work/migrations-data.txt") configuration rows identical, schema.sql current)"
 exit "$status"

@@ -105,7 +105,14 @@ run_ts() {
   read -r p f < <(awk -f "$ROOT/scripts/count-tap.awk" "$out")
   if [ "$rc" -ne 0 ] || [ "$f" -gt 0 ]; then
     grep -E 'not ok|# (fail|Failed)|Error|error:' "$out" | head -60 >&2
-    [ "$f" -eq 0 ] && f=1
+    if [ "$f" -eq 0 ]; then
+      # tap failed without a failing assertion (a file that crashed, hung or
+      # ended early): show the end of its output.
+      echo "tap exited $rc without a failing assertion; the end of its output:" >&2
+      tail -40 "$out" >&2
+      f=1
+    fi
+    cp "$out" "${TMPDIR:-/tmp}/community-deletion-tap.log" && log "(the whole tap output: ${TMPDIR:-/tmp}/community-deletion-tap.log)"
   fi
   log "tap: $p passed, $f failed (exit $rc)"
   passed=$((passed + p)); failed=$((failed + f))

@@ -1,25 +1,59 @@
 // The executor: claim → (heartbeat in the background) → per stage: verify the
 // token, do the stage's external step, report to SQL → ask SQL for the next
 // stage. Which stage comes next, and whether a step may run, is decided by the
-// SQL functions; this file only maps a stage to its external side effect.
-import { setTimeout as sleep } from 'node:timers/promises';
-import type postgres from 'postgres';
-import type { Sql } from './db.js';
-import { isRetryableSqlState, isStaleLease, sqlStateOf } from './errors.js';
-import { enumerateOwnedStorage } from './inventory.js';
-import { ManifestError, type ManifestEntry } from './manifest.js';
-import { RedisNotEmptyError, RedisScopeError, type RedisCache } from './redis.js';
-import { MAX_DELETE_BATCH, PermanentStorageError, StorageError, TransientStorageError, type S3Store } from './s3.js';
-import { TaxonomyError, type Taxonomy } from './taxonomy.js';
+// SQL functions (src/engine.ts calls them); this file only maps a stage to its
+// external side effect.
+import type { EngineClient, LeaseToken, Stage } from './engine.js';
+import { isStaleLease, sqlStateOf } from './errors.js';
+import { classifyFailure } from './failures.js';
+import { enumerateOwnedStorage, type VersionLister } from './inventory.js';
+import type { ManifestEntry } from './manifest.js';
+import type { Cache } from './redis.js';
+import { MAX_DELETE_BATCH, StorageError, type DeleteOutcome } from './s3.js';
+import type { Taxonomy } from './taxonomy.js';
 
 export type ExecutorMode = 'run' | 'drain' | 'worker';
 
+/** What the executor needs from object storage (S3Store; fakes in unit tests). */
+export interface ObjectStore extends VersionLister {
+  preflight(prefixes: readonly string[]): Promise<void>;
+  deleteVersions(prefix: string, entries: readonly ManifestEntry[]): Promise<DeleteOutcome & { requests: number }>;
+  assertPrefixEmpty(prefix: string): Promise<void>;
+}
+
+/** Time, injectable so control-flow tests run on a manual clock. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => {
+    const handle = setTimeout(fn, ms);
+    // A pending heartbeat or deadline must not keep a finished process alive.
+    handle.unref();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** The engine functions the executor calls (EngineClient; fakes in control-flow unit tests). */
+export type ExecutorEngine = Pick<
+  EngineClient,
+  | 'claim' | 'leaseState' | 'verifyToken' | 'release' | 'recordFailure' | 'block' | 'beginQuiescing' | 'fence'
+  | 'clearKeyChunks' | 'appendKeyChunk' | 'freezeDestructiveManifest' | 'markDrained' | 'nextKeyChunk' | 'stampKeyChunk'
+  | 'keyChunkProgress' | 'markBindingsRemoved' | 'purgePostgres' | 'markCachePurged' | 'verifyPostgresAbsence'
+  | 'markLogicallyVerified' | 'markRetentionPending'
+>;
+
 export interface ExecutorDeps {
-  sql: Sql;
+  engine: ExecutorEngine;
   /** A second pool for heartbeats, so a long step's transaction never delays them. */
-  heartbeatSql: Sql;
-  s3: S3Store;
-  redis: RedisCache;
+  heartbeatEngine: Pick<EngineClient, 'heartbeat'>;
+  store: ObjectStore;
+  cache: Cache;
   taxonomy: Taxonomy;
   executorId: string;
   mode: ExecutorMode;
@@ -28,15 +62,9 @@ export interface ExecutorDeps {
   heartbeatSeconds: number;
   log: (message: string) => void;
   progress?: (label: string, done: number, total?: number) => void;
-  /** Test hook: called after each named step boundary (e.g. "chunk_deleted:0"). */
+  /** Called after each named step boundary (e.g. "chunk_deleted:0"); crash tests install one. */
   onBoundary?: (boundary: string) => Promise<void> | void;
-}
-
-export interface LeaseToken {
-  requestId: string;
-  communityId: string;
-  owner: string;
-  generation: string; // bigint as text: postgres.js returns int8 as string
+  clock?: Clock;
 }
 
 export type RunOutcome =
@@ -70,23 +98,13 @@ class StepError extends Error {
   }
 }
 
-/** Transient by type or SQLSTATE; everything else is permanent (fail closed). */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof TransientStorageError) return true;
-  if (error instanceof PermanentStorageError || error instanceof StorageError) return false;
-  if (error instanceof RedisNotEmptyError) return true;
-  if (error instanceof TaxonomyError || error instanceof ManifestError || error instanceof RedisScopeError) return false;
-  const code = sqlStateOf(error);
-  if (code !== undefined) return isRetryableSqlState(code);
-  const errno = (error as { code?: unknown } | null)?.code;
-  // Network-level failures of Redis/S3/PostgreSQL clients.
-  return typeof errno === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(errno);
-}
-
 export class Executor {
   private readonly shutdown = new AbortController();
+  private readonly clock: Clock;
 
-  constructor(private readonly d: ExecutorDeps) {}
+  constructor(private readonly d: ExecutorDeps) {
+    this.clock = d.clock ?? systemClock;
+  }
 
   /** Ask a running claim to stop at the next boundary and release its lease. */
   requestShutdown(): void {
@@ -104,30 +122,24 @@ export class Executor {
 
   /** Claim (a given request, or the oldest runnable one) and run it to the end or to a failure. */
   async runOnce(requestId?: string): Promise<RunOutcome> {
-    const { sql, executorId, leaseSeconds } = this.d;
-    const rows = await sql<{ request_id: string; community_id: string; stage: string; lease_generation: string }[]>`
-      select request_id, community_id, stage, lease_generation
-      from community_deletion.claim(${executorId}, ${requestId ?? null}::uuid, ${leaseSeconds}::integer)`;
-    const claim = rows[0];
-    if (!claim) return { kind: 'nothing_claimable' };
-    const token: LeaseToken = {
-      requestId: claim.request_id,
-      communityId: claim.community_id,
-      owner: executorId,
-      generation: String(claim.lease_generation),
-    };
-    this.d.log(`claimed ${token.requestId} at ${claim.stage} (generation ${token.generation})`);
-    return this.drive(token);
+    const { engine, executorId, leaseSeconds } = this.d;
+    // The server computes lease_until from its own now(), not earlier than
+    // this moment: a local deadline measured from here never outlives it.
+    const sentAt = this.clock.now();
+    const claimed = await engine.claim({ executorId, requestId: requestId ?? null, leaseSeconds });
+    if (!claimed) return { kind: 'nothing_claimable' };
+    this.d.log(`claimed ${claimed.requestId} at ${claimed.stage} (generation ${claimed.leaseGeneration})`);
+    return this.drive(claimed, sentAt);
   }
 
-  private async drive(token: LeaseToken): Promise<RunOutcome> {
+  private async drive(token: LeaseToken, claimSentAt: number): Promise<RunOutcome> {
     const lease = new AbortController();
-    const beat = this.startHeartbeat(token, lease);
+    const stopHeartbeat = this.startHeartbeat(token, lease, claimSentAt);
     const timings: StageTiming[] = [];
     let stage = 'unknown';
     try {
       for (;;) {
-        const state = await this.leaseState(token);
+        const state = await this.d.engine.leaseState(token);
         stage = state.stage;
         if (stage === 'retention_pending') {
           this.d.log(`${token.requestId} is complete (retention_pending)`);
@@ -135,42 +147,65 @@ export class Executor {
         }
         this.checkCancelled(lease.signal);
         const started = Date.now();
-        await this.step(token, stage, state.fenceGeneration, state.destructiveFrozen, lease.signal);
+        await this.step(token, state.stage, state.fenceGeneration, state.destructiveManifestFrozen, lease.signal);
         timings.push({ stage, ms: Date.now() - started });
         await this.d.onBoundary?.(`after:${stage}`);
       }
     } catch (error) {
       return await this.handleFailure(token, stage, error, lease.signal);
     } finally {
-      clearInterval(beat);
+      stopHeartbeat();
     }
   }
 
-  private async leaseState(token: LeaseToken) {
-    const [row] = await this.d.sql<{ stage: string; fence_generation: string | null; destructive_manifest_frozen: boolean }[]>`
-      select stage, fence_generation, destructive_manifest_frozen
-      from community_deletion.lease_state(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`;
-    if (!row) throw new Error(`no lease state for ${token.requestId}`);
-    return { stage: row.stage, fenceGeneration: row.fence_generation === null ? null : String(row.fence_generation), destructiveFrozen: row.destructive_manifest_frozen };
-  }
-
-  private startHeartbeat(token: LeaseToken, lease: AbortController): NodeJS.Timeout {
-    const { heartbeatSql, mode, leaseSeconds, heartbeatSeconds } = this.d;
-    const timer = setInterval(() => {
-      heartbeatSql`
-        select community_deletion.heartbeat(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
-          ${mode}, ${leaseSeconds}::integer, ${this.shuttingDown})`.catch((error: unknown) => {
+  /**
+   * Renews the lease every heartbeatSeconds, one renewal at a time (the next
+   * is scheduled only when the previous settled, so a hung query never piles
+   * up renewals), and keeps a local deadline: the lease as of the last
+   * renewal that got through, measured from when it was sent. A refused
+   * renewal (DL4L1) or a passed deadline — no renewal got through before the
+   * lease would expire on the server — loses the lease locally: every
+   * external effect in flight is abandoned and none starts.
+   */
+  private startHeartbeat(token: LeaseToken, lease: AbortController, claimSentAt: number): () => void {
+    const { heartbeatEngine, mode, leaseSeconds, heartbeatSeconds, log } = this.d;
+    const leaseMs = leaseSeconds * 1000;
+    let stopped = false;
+    let beatTimer: unknown;
+    let deadlineTimer: unknown;
+    const lose = (message: string) => {
+      if (!lease.signal.aborted) lease.abort(new Cancelled('lease_lost', message));
+    };
+    const armDeadline = (deadline: number) => {
+      if (deadlineTimer !== undefined) this.clock.clearTimeout(deadlineTimer);
+      deadlineTimer = this.clock.setTimeout(() => {
+        if (!stopped) lose(`no heartbeat got through before the ${leaseSeconds} s lease on ${token.requestId} would have expired`);
+      }, Math.max(0, deadline - this.clock.now()));
+    };
+    const beat = async () => {
+      if (stopped || lease.signal.aborted) return;
+      const sentAt = this.clock.now();
+      try {
+        await heartbeatEngine.heartbeat(token, { mode, leaseSeconds, draining: this.shuttingDown });
+        if (!stopped) armDeadline(sentAt + leaseMs);
+      } catch (error) {
         if (isStaleLease(error)) {
-          this.d.log(`lease on ${token.requestId} lost: ${(error as Error).message}`);
-          lease.abort(new Cancelled('lease_lost', (error as Error).message));
+          log(`lease on ${token.requestId} lost: ${(error as Error).message}`);
+          lose((error as Error).message);
         } else {
-          // A missed beat is survivable until the lease expires; the next beat retries.
-          this.d.log(`heartbeat failed (will retry): ${(error as Error).message}`);
+          // A missed beat is survivable until the deadline; the next beat retries.
+          log(`heartbeat failed (will retry): ${(error as Error).message}`);
         }
-      });
-    }, heartbeatSeconds * 1000);
-    timer.unref();
-    return timer;
+      }
+      if (!stopped && !lease.signal.aborted) beatTimer = this.clock.setTimeout(() => void beat(), heartbeatSeconds * 1000);
+    };
+    armDeadline(claimSentAt + leaseMs);
+    beatTimer = this.clock.setTimeout(() => void beat(), heartbeatSeconds * 1000);
+    return () => {
+      stopped = true;
+      if (beatTimer !== undefined) this.clock.clearTimeout(beatTimer);
+      if (deadlineTimer !== undefined) this.clock.clearTimeout(deadlineTimer);
+    };
   }
 
   private checkCancelled(lease: AbortSignal): void {
@@ -204,7 +239,8 @@ export class Executor {
   }
 
   /** A SQL report; SQL errors keep their SQLSTATE, wrapped with the unit they belong to. */
-  private async report<T>(unitKey: string, query: () => Promise<T>): Promise<T> {
+  private async report<T>(unitKey: string, lease: AbortSignal, query: () => Promise<T>): Promise<T> {
+    this.checkCancelled(lease);
     try {
       return await query();
     } catch (error) {
@@ -212,117 +248,118 @@ export class Executor {
     }
   }
 
-  private async step(token: LeaseToken, stage: string, fenceGeneration: string | null, destructiveFrozen: boolean, lease: AbortSignal): Promise<void> {
-    const { sql, s3, redis, taxonomy } = this.d;
-    const id = token.requestId;
-    const t = [id, token.owner, token.generation] as const;
-    const fg = fenceGeneration;
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
+  private async step(token: LeaseToken, stage: Stage, fenceGeneration: string | null, destructiveFrozen: boolean, lease: AbortSignal): Promise<void> {
+    const { engine, store, cache, taxonomy } = this.d;
     const prefixes = taxonomy.ownedPrefixes(token.communityId);
-    await this.report('verify_token', () => sql`select community_deletion.verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
+    const fenced = (): string => {
+      if (fenceGeneration === null) throw new StepError(`stage:${stage}`, new Error(`request ${token.requestId} at ${stage} has no fence generation`));
+      return fenceGeneration;
+    };
+    await this.report('verify_token', lease, () => engine.verifyToken(token, stage));
     switch (stage) {
       case 'approved': {
-        await this.external(lease, 'storage_preflight', () => s3.preflight(prefixes));
-        await this.report('quiesce_serving_writes', () => sql`select community_deletion.begin_quiescing(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`);
-        // Admitted serving leases finish within their own lease; wait for them
-        // here (retryable "not drained") rather than burning retry attempts.
-        const deadline = Date.now() + this.d.leaseSeconds * 1000;
+        await this.external(lease, 'storage_preflight', () => store.preflight(prefixes));
+        await this.report('quiesce_serving_writes', lease, () => engine.beginQuiescing(token));
+        // Admitted serving leases finish within their own lease (capped while
+        // quiescing); wait for them here (retryable "not drained") rather than
+        // burning retry attempts.
+        const deadline = this.clock.now() + this.d.leaseSeconds * 1000;
         for (;;) {
           try {
-            await sql`select community_deletion.fence(${id}::uuid, ${t[1]}, ${t[2]}::bigint)`;
+            await engine.fence(token);
             break;
           } catch (error) {
-            if (sqlStateOf(error) !== 'DL5D1' || Date.now() > deadline) throw new StepError('activate_fence', error);
+            if (sqlStateOf(error) !== 'DL5D1' || this.clock.now() > deadline) throw new StepError('activate_fence', error);
             this.d.log(`waiting for serving writes to drain: ${(error as Error).message}`);
-            await sleep(500);
+            await this.sleep(500);
             this.checkCancelled(lease);
           }
         }
         return;
       }
       case 'fenced': {
-        await this.external(lease, 'disconnect_published', () => redis.publishDisconnect(token.communityId));
+        const fg = fenced();
+        await this.external(lease, 'disconnect_published', () => cache.publishDisconnect(token.communityId));
         if (!destructiveFrozen) {
-          await this.report('clear_key_chunks', () => sql`select community_deletion.clear_key_chunks(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+          await this.report('clear_key_chunks', lease, () => engine.clearKeyChunks(token, fg));
           const summary = await this.external(lease, 'enumerate_storage', () =>
-            enumerateOwnedStorage(s3, taxonomy, token.communityId, {
+            enumerateOwnedStorage(store, taxonomy, token.communityId, {
               chunkSize: this.d.chunkSize,
               onEntry: (prefix, n) => this.d.progress?.(`enumerating ${prefix}`, n),
               onChunk: async (chunk) => {
                 this.checkCancelled(lease);
-                await sql`select community_deletion.append_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
-                  ${chunk.chunk_no}::integer, ${chunk.prefix}, ${sql.json(chunk.entries as unknown as postgres.JSONValue)})`;
+                await engine.appendKeyChunk(token, fg, { chunkNo: chunk.chunk_no, prefix: chunk.prefix, entries: chunk.entries });
               },
             }),
           );
-          await this.report('freeze_destructive_manifest', () =>
-            sql`select community_deletion.freeze_destructive_manifest(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
-              ${sql.json(summary as unknown as postgres.JSONValue)})`);
+          await this.report('freeze_destructive_manifest', lease, () => engine.freezeDestructiveManifest(token, fg, summary));
           await this.d.onBoundary?.('destructive_manifest_frozen');
         }
-        await this.report('serving_writes_drained', () => sql`select community_deletion.mark_drained(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+        await this.report('serving_writes_drained', lease, () => engine.markDrained(token, fg));
         return;
       }
       case 'drained': {
+        const fg = fenced();
         let deleted = 0;
         let alreadyMissing = 0;
         let chunks = 0;
         for (;;) {
-          const [chunk] = await this.report('next_key_chunk', () =>
-            sql<{ chunk_no: number; prefix: string; entries: ManifestEntry[] }[]>`
-              select chunk_no, prefix, entries from community_deletion.next_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+          const chunk = await this.report('next_key_chunk', lease, () => engine.nextKeyChunk(token, fg));
           if (!chunk) break;
-          const unit = `chunk:${chunk.chunk_no}`;
+          const unit = `chunk:${chunk.chunkNo}`;
           // One bulk request (≤1000 versions) at a time, each preceded by a
           // token check in SQL: an executor that lost its lease mid-chunk
           // stops before its next irreversible request, not at the chunk end.
           const outcome = { deleted: 0, alreadyMissing: 0, requests: 0 };
           for (let start = 0; start < chunk.entries.length; start += MAX_DELETE_BATCH) {
             const batch = chunk.entries.slice(start, start + MAX_DELETE_BATCH);
-            this.checkCancelled(lease);
-            await this.report(unit, () => sql`select community_deletion.verify_token(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${stage})`);
-            const part = await this.external(lease, unit, () => s3.deleteVersions(chunk.prefix, batch));
+            await this.report(unit, lease, () => engine.verifyToken(token, stage));
+            const part = await this.external(lease, unit, () => store.deleteVersions(chunk.prefix, batch));
             outcome.deleted += part.deleted;
             outcome.alreadyMissing += part.alreadyMissing;
             outcome.requests += part.requests;
           }
-          await this.d.onBoundary?.(`chunk_deleted:${chunk.chunk_no}`);
-          this.checkCancelled(lease);
-          await this.report(unit, () =>
-            sql`select community_deletion.stamp_key_chunk(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${chunk.chunk_no}::integer,
-              ${sql.json({ deleted: outcome.deleted, already_missing: outcome.alreadyMissing, requests: outcome.requests })})`);
+          await this.d.onBoundary?.(`chunk_deleted:${chunk.chunkNo}`);
+          await this.report(unit, lease, () =>
+            engine.stampKeyChunk(token, fg, chunk.chunkNo, { deleted: outcome.deleted, already_missing: outcome.alreadyMissing, requests: outcome.requests }));
           deleted += outcome.deleted;
           alreadyMissing += outcome.alreadyMissing;
           chunks += 1;
-          const [p] = await sql<{ total: number; deleted: number }[]>`select total, deleted from community_deletion.key_chunk_progress(${id}::uuid)`;
-          if (p) this.d.progress?.('deleting object chunks', p.deleted, p.total);
+          const p = await engine.keyChunkProgress(token.requestId);
+          this.d.progress?.('deleting object chunks', p.deleted, p.total);
         }
-        await this.report('remove_storage_bindings', () =>
-          sql`select community_deletion.mark_bindings_removed(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
-            ${sql.json({ chunks_this_run: chunks, deleted, already_missing: alreadyMissing })})`);
+        await this.report('remove_storage_bindings', lease, () =>
+          engine.markBindingsRemoved(token, fg, { chunks_this_run: chunks, deleted, already_missing: alreadyMissing }));
         return;
       }
       case 'bindings_removed': {
-        await this.report('purge_postgres', () => sql`select community_deletion.purge_postgres(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
+        const fg = fenced();
+        await this.report('purge_postgres', lease, () => engine.purgePostgres(token, fg));
         return;
       }
       case 'postgres_purged': {
-        const unlinked = await this.external(lease, 'purge_cache_namespace', () => redis.purgeNamespace(token.communityId));
-        await this.report('purge_cache_namespace', () =>
-          sql`select community_deletion.mark_cache_purged(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ unlinked })})`);
+        const fg = fenced();
+        const unlinked = await this.external(lease, 'purge_cache_namespace', () => cache.purgeNamespace(token.communityId));
+        await this.report('purge_cache_namespace', lease, () => engine.markCachePurged(token, fg, { unlinked }));
         return;
       }
       case 'cache_purged': {
-        await this.report('verify_postgres_absence', () => sql`select community_deletion.verify_postgres_absence(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint)`);
-        for (const prefix of prefixes) await this.external(lease, `verify_storage_absence:${prefix}`, () => s3.assertPrefixEmpty(prefix));
-        await this.external(lease, 'verify_cache_absence', () => redis.verifyAbsence(token.communityId));
-        await this.report('verify_cross_store_absence', () =>
-          sql`select community_deletion.mark_logically_verified(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint,
-            ${sql.json({ postgres: 'absent', storage_prefixes_empty: prefixes, redis_scans_empty: 2 })})`);
+        const fg = fenced();
+        await this.report('verify_postgres_absence', lease, () => engine.verifyPostgresAbsence(token, fg));
+        for (const prefix of prefixes) await this.external(lease, `verify_storage_absence:${prefix}`, () => store.assertPrefixEmpty(prefix));
+        await this.external(lease, 'verify_cache_absence', () => cache.verifyAbsence(token.communityId));
+        await this.report('verify_cross_store_absence', lease, () =>
+          engine.markLogicallyVerified(token, fg, { postgres: 'absent', storage_prefixes_empty: prefixes, redis_scans_empty: 2 }));
         return;
       }
       case 'logically_verified': {
-        await this.report('retention_physical_expiry_pending', () =>
-          sql`select community_deletion.mark_retention_pending(${id}::uuid, ${t[1]}, ${t[2]}::bigint, ${fg}::bigint, ${sql.json({ executor: token.owner })})`);
+        const fg = fenced();
+        await this.report('retention_physical_expiry_pending', lease, () =>
+          engine.markRetentionPending(token, fg, { executor: token.executorId }));
         return;
       }
       default:
@@ -332,12 +369,12 @@ export class Executor {
   }
 
   private async handleFailure(token: LeaseToken, stage: string, error: unknown, lease: AbortSignal): Promise<RunOutcome> {
-    const { sql } = this.d;
+    const { engine } = this.d;
     const cause = error instanceof StepError ? error.cause : error;
     const unitKey = error instanceof StepError ? error.unitKey : `stage:${stage}`;
     if (error instanceof Cancelled && error.reason === 'shutdown') {
       // Clean shutdown: give the lease back without recording a failure.
-      await sql`select community_deletion.release(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint)`.catch(() => {});
+      await engine.release(token).catch(() => false);
       this.d.log(`released ${token.requestId} at ${stage} for shutdown`);
       return { kind: 'stopped', requestId: token.requestId, stage };
     }
@@ -347,16 +384,17 @@ export class Executor {
       return { kind: 'lease_lost', requestId: token.requestId, stage, error: message };
     }
     const message = describe(cause);
-    const retryable = isTransient(cause);
+    const retryable = classifyFailure(cause).transient;
     try {
       if (retryable) {
-        const [{ result }] = (await sql`
-          select community_deletion.record_failure(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint,
-            ${stage}, ${unitKey}, ${message}) as result`) as unknown as [{ result: { blocked: boolean; next_attempt_at?: string } }];
+        const result = await engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message });
         this.d.log(`${token.requestId} ${stage}/${unitKey} failed (transient${result.blocked ? ', now blocked' : ''}): ${message}`);
-        return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: result.blocked, error: message, retryable, nextAttemptAt: result.next_attempt_at };
+        return {
+          kind: 'failure_recorded', requestId: token.requestId, stage, blocked: result.blocked, error: message, retryable,
+          ...(result.next_attempt_at === undefined ? {} : { nextAttemptAt: result.next_attempt_at }),
+        };
       }
-      await sql`select community_deletion.block(${token.requestId}::uuid, ${token.owner}, ${token.generation}::bigint, ${stage}, ${unitKey}, ${message})`;
+      await engine.block(token, { stage: stage as Stage, unitKey, error: message });
       this.d.log(`${token.requestId} ${stage}/${unitKey} failed permanently, blocked: ${message}`);
       return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: true, error: message, retryable };
     } catch (reportError) {
@@ -369,8 +407,9 @@ export class Executor {
 function describe(error: unknown): string {
   const code = sqlStateOf(error);
   const storage = error instanceof StorageError ? error.code : undefined;
+  const other = (error as { code?: unknown } | null)?.code;
   const base = error instanceof Error ? error.message : String(error);
-  return code ? `[${code}] ${base}` : storage ? `[${storage}] ${base}` : base;
+  return code ? `[${code}] ${base}` : storage ? `[${storage}] ${base}` : typeof other === 'string' ? `[${other}] ${base}` : base;
 }
 
 /** Polls for work with capped exponential backoff until shutdown (worker/drain). */
@@ -385,7 +424,13 @@ export async function pollLoop(
     if (outcome.kind === 'nothing_claimable') {
       if (options.untilEmpty) break;
       // Interrupted by SIGTERM/SIGINT: an idle worker stops at once.
-      await sleep(idle + Math.floor(Math.random() * 250), undefined, { signal: executor.shutdownSignal }).catch(() => {});
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, idle + Math.floor(Math.random() * 250));
+        executor.shutdownSignal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
       idle = Math.min(idle * 2, options.idleMaxMs ?? 30_000);
       continue;
     }

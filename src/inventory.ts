@@ -2,15 +2,17 @@
 // marker) into the storage summary of docs/manifest-format.md, optionally
 // handing each full chunk to a callback (the post-fence destructive freeze).
 // Memory: one listing page + one chunk, whatever the community's size.
-import type { Sql } from './db.js';
-import { PrefixDigest, buildStorageSummary, type ManifestChunk, type PrefixSummary, type StorageSummary } from './manifest.js';
-import type { S3Store } from './s3.js';
-import { Taxonomy, type TaxonomyRow } from './taxonomy.js';
+import type { EngineClient } from './engine.js';
+import { PrefixDigest, buildStorageSummary, type ManifestChunk, type PrefixSummary, type SizedEntry, type StorageSummary } from './manifest.js';
+import { Taxonomy } from './taxonomy.js';
 
-export async function loadTaxonomy(sql: Sql): Promise<Taxonomy> {
-  const rows = await sql<TaxonomyRow[]>`
-    select name, scope, prefix_template, key_pattern, writer from community_deletion.storage_taxonomy_rules()`;
-  return new Taxonomy(rows);
+/** Lists every version and delete marker under an owned prefix, in canonical order (S3Store). */
+export interface VersionLister {
+  listVersions(prefix: string): AsyncIterable<SizedEntry>;
+}
+
+export async function loadTaxonomy(engine: EngineClient): Promise<Taxonomy> {
+  return new Taxonomy(await engine.storageTaxonomyRules());
 }
 
 export interface EnumerateOptions {
@@ -22,7 +24,7 @@ export interface EnumerateOptions {
 }
 
 export async function enumerateOwnedStorage(
-  store: S3Store,
+  store: VersionLister,
   taxonomy: Taxonomy,
   communityId: string,
   options: EnumerateOptions,

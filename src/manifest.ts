@@ -49,6 +49,8 @@ export type ManifestErrorCode =
 
 export class ManifestError extends Error {
   override readonly name = 'ManifestError';
+  /** A malformed manifest or listing order: permanent (src/failures.ts). */
+  readonly transient = false;
   readonly code: ManifestErrorCode;
 
   constructor(code: ManifestErrorCode, message: string) {

@@ -2,9 +2,13 @@
 // absence proof for `buzz:<community>:*`. Keys are handled as Buffers so a
 // key that is not valid UTF-8 is still deleted and still seen by the proof.
 
-import { Redis } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
+import redisErrors from 'redis-errors';
 import type { RedisConfig } from './config.js';
+import { NETWORK_ERRNO } from './failures.js';
 import { assertCommunityId } from './taxonomy.js';
+
+const { AbortError } = redisErrors;
 
 export const SCAN_COUNT = 1000;
 export const DISCONNECT_MESSAGE = '{"op":"DisconnectCommunity"}';
@@ -13,6 +17,8 @@ export const DISCONNECT_MESSAGE = '{"op":"DisconnectCommunity"}';
 export class RedisNotEmptyError extends Error {
   override readonly name = 'RedisNotEmptyError';
   readonly code = 'namespace_not_empty';
+  /** A writer may still be finishing; the proof is repeated (src/failures.ts). */
+  readonly transient = true;
   readonly sample: readonly string[];
 
   constructor(communityId: string, sample: readonly string[]) {
@@ -25,6 +31,54 @@ export class RedisNotEmptyError extends Error {
 export class RedisScopeError extends Error {
   override readonly name = 'RedisScopeError';
   readonly code = 'outside_namespace';
+  readonly transient = false;
+}
+
+/** A Redis command failed; `transient` says whether a later attempt may succeed. */
+export class CacheError extends Error {
+  constructor(
+    readonly code: string,
+    readonly transient: boolean,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = transient ? 'TransientCacheError' : 'PermanentCacheError';
+  }
+}
+
+/**
+ * Redis reply errors whose code (the first word of the reply, RESP's error
+ * prefix) means the server is busy or between roles: retry. Every other
+ * reply error (NOAUTH, WRONGPASS, NOPERM, WRONGTYPE, ERR, …) is permanent.
+ */
+export const REDIS_TRANSIENT_REPLY_CODES = new Set(['LOADING', 'BUSY', 'TRYAGAIN', 'CLUSTERDOWN', 'MASTERDOWN', 'NOREPLICAS', 'READONLY']);
+
+/**
+ * Classify an ioredis failure by the client's error types, never its message:
+ *  * ReplyError — the server answered with an error: by its reply code;
+ *  * AbortError (MaxRetriesPerRequestError is one) — the command was given up
+ *    while the connection was being re-established: transient;
+ *  * a socket errno (ECONNREFUSED, ECONNRESET, …): transient;
+ *  * any other error while the client is not connected ("Connection is
+ *    closed.", a stream that is not writeable): the connection is gone —
+ *    transient;
+ *  * anything else: permanent (fail closed).
+ */
+export function classifyRedisError(error: unknown, status: string, command: string): CacheError {
+  if (error instanceof CacheError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  const make = (code: string, transient: boolean) =>
+    new CacheError(code, transient, `Redis ${command} failed (${code}): ${detail}`, { cause: error });
+  if (error instanceof ReplyError) {
+    const code = /^[A-Z]+/.exec(detail)?.[0] ?? 'ERR';
+    return make(code, REDIS_TRANSIENT_REPLY_CODES.has(code));
+  }
+  if (error instanceof AbortError) return make('aborted_while_reconnecting', true);
+  const errno = (error as { code?: unknown } | null)?.code;
+  if (typeof errno === 'string' && NETWORK_ERRNO.has(errno)) return make(errno, true);
+  if (status !== 'ready') return make('connection_unavailable', true);
+  return make('unexpected', false);
 }
 
 export function createRedisClient(config: RedisConfig): Redis {
@@ -48,12 +102,29 @@ export function controlChannel(communityId: string): string {
   return `buzz:${communityId}:conn-control`;
 }
 
-export class RedisCache {
+/** What the executor needs from the cache (RedisCache; fakes in unit tests). */
+export interface Cache {
+  publishDisconnect(communityId: string): Promise<number>;
+  purgeNamespace(communityId: string): Promise<number>;
+  verifyAbsence(communityId: string): Promise<void>;
+}
+
+export class RedisCache implements Cache {
   constructor(readonly client: Redis) {}
+
+  /** Runs one command, turning its failure into a classified CacheError. */
+  private async call<T>(command: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw classifyRedisError(error, this.client.status, command);
+    }
+  }
 
   /** Tell every connection of the community to drop; returns the receiver count. */
   async publishDisconnect(communityId: string): Promise<number> {
-    return this.client.publish(controlChannel(communityId), DISCONNECT_MESSAGE);
+    const channel = controlChannel(communityId);
+    return this.call('PUBLISH', () => this.client.publish(channel, DISCONNECT_MESSAGE));
   }
 
   /** SCAN + UNLINK every key of the namespace; returns how many were unlinked. */
@@ -63,13 +134,14 @@ export class RedisCache {
     let cursor = '0';
     let removed = 0;
     do {
-      const [next, keys] = await this.client.scanBuffer(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+      const from = cursor;
+      const [next, keys] = await this.call('SCAN', () => this.client.scanBuffer(from, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
       // Belt and braces: never unlink a key the pattern should not have matched.
       const own = keys.filter((key) => key.subarray(0, prefix.length).equals(prefix));
       if (own.length !== keys.length) {
         throw new RedisScopeError(`SCAN MATCH ${pattern} returned keys outside the namespace`);
       }
-      if (own.length > 0) removed += await this.client.unlink(...own);
+      if (own.length > 0) removed += await this.call('UNLINK', () => this.client.unlink(...own));
       cursor = next.toString();
     } while (cursor !== '0');
     return removed;
@@ -85,7 +157,8 @@ export class RedisCache {
     for (let pass = 0; pass < 2; pass++) {
       let cursor = '0';
       do {
-        const [next, keys] = await this.client.scanBuffer(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+        const from = cursor;
+        const [next, keys] = await this.call('SCAN', () => this.client.scanBuffer(from, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
         if (keys.length > 0) {
           throw new RedisNotEmptyError(communityId, keys.slice(0, 10).map((key) => key.toString('utf8')));
         }

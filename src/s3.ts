@@ -12,12 +12,15 @@ import {
 } from '@aws-sdk/client-s3';
 import type { S3Config } from './config.js';
 import { compareUtf8, type ManifestEntry, type SizedEntry } from './manifest.js';
+import { NETWORK_ERRNO } from './failures.js';
 import { isOwnedPrefixShape } from './taxonomy.js';
 
-export class StorageError extends Error {
+export abstract class StorageError extends Error {
   /** S3 error code or one of this module's own codes. */
   readonly code: string;
   readonly httpStatus: number | undefined;
+  /** Whether a later attempt may succeed (src/failures.ts). */
+  abstract readonly transient: boolean;
 
   constructor(code: string, message: string, options: { cause?: unknown; httpStatus?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -29,6 +32,7 @@ export class StorageError extends Error {
 /** Worth retrying: throttling, 5xx, network, an inconsistent response. */
 export class TransientStorageError extends StorageError {
   override readonly name: string = 'TransientStorageError';
+  readonly transient = true;
   /** Individual problems when one response had several (bulk delete outcome). */
   readonly problems: readonly string[];
 
@@ -41,6 +45,7 @@ export class TransientStorageError extends StorageError {
 /** Retrying cannot help: permissions, missing bucket, a request outside scope. */
 export class PermanentStorageError extends StorageError {
   override readonly name: string = 'PermanentStorageError';
+  readonly transient = false;
 }
 
 /** Refused before any request: the operation would leave the owned prefixes. */
@@ -59,38 +64,51 @@ export class StorageNotEmptyError extends TransientStorageError {
   }
 }
 
-// Codes that mean the request can never succeed as configured. Everything
-// else (throttling, 5xx, timeouts, connection resets) is retried.
-const PERMANENT_CODES = new Set([
-  'AccessDenied',
-  'AccountProblem',
-  'AllAccessDisabled',
-  'AuthorizationHeaderMalformed',
-  'CredentialsProviderError',
-  'InvalidAccessKeyId',
-  'InvalidBucketName',
-  'NoSuchBucket',
-  'PermanentRedirect',
-  'SignatureDoesNotMatch',
+/**
+ * AWS SDK v3 error codes (the exception's name, or a per-key Code) that a
+ * later attempt may get past: throttling, the service busy or failing,
+ * timeouts, an aborted operation.
+ */
+export const S3_TRANSIENT_CODES = new Set([
+  'SlowDown', 'Throttling', 'ThrottlingException', 'ThrottledException', 'RequestThrottled', 'RequestLimitExceeded',
+  'TooManyRequestsException', 'BandwidthLimitExceeded', 'InternalError', 'ServiceUnavailable', 'ServiceException',
+  'RequestTimeout', 'RequestTimeoutException', 'TimeoutError', 'OperationAborted', 'RequestTimeTooSkewed',
 ]);
 
-/** Classify an SDK error by its name/code and HTTP status, never its message. */
+/** Codes that mean the request can never succeed as configured: permissions, a missing bucket, a malformed request. */
+export const S3_PERMANENT_CODES = new Set([
+  'AccessDenied', 'AccountProblem', 'AllAccessDisabled', 'AuthorizationHeaderMalformed', 'CredentialsProviderError',
+  'ExpiredToken', 'InvalidAccessKeyId', 'InvalidBucketName', 'InvalidToken', 'InvalidArgument', 'InvalidRequest',
+  'MalformedXML', 'MethodNotAllowed', 'NoSuchBucket', 'NotImplemented', 'PermanentRedirect', 'SignatureDoesNotMatch',
+]);
+
+/**
+ * Classify an SDK error by its code (the exception's name) and HTTP status,
+ * never its message: a listed code decides; otherwise 5xx, 408 and 429 are
+ * transient and any other HTTP status permanent; without a response, a
+ * socket errno (connection refused/reset, DNS) is transient; anything else is
+ * permanent (fail closed).
+ */
 export function classifyS3Error(error: unknown, operation: string): StorageError {
   if (error instanceof StorageError) return error;
   const fields = (typeof error === 'object' && error !== null ? error : {}) as {
     name?: unknown;
     Code?: unknown;
+    code?: unknown;
     $metadata?: { httpStatusCode?: unknown };
   };
   const code = typeof fields.Code === 'string' ? fields.Code : typeof fields.name === 'string' ? fields.name : 'UnknownError';
   const status = typeof fields.$metadata?.httpStatusCode === 'number' ? fields.$metadata.httpStatusCode : undefined;
+  const errno = typeof fields.code === 'string' ? fields.code : undefined;
   const detail = error instanceof Error ? error.message : String(error);
-  const message = `S3 ${operation} failed: ${code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`;
+  const message = `S3 ${operation} failed: ${errno ?? code}${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`;
   const options = status === undefined ? { cause: error } : { cause: error, httpStatus: status };
-  if (PERMANENT_CODES.has(code) || status === 401 || status === 403) {
-    return new PermanentStorageError(code, message, options);
-  }
-  return new TransientStorageError(code, message, options);
+  const transient =
+    S3_TRANSIENT_CODES.has(code) ? true
+    : S3_PERMANENT_CODES.has(code) ? false
+    : status !== undefined ? status >= 500 || status === 408 || status === 429
+    : errno !== undefined && NETWORK_ERRNO.has(errno);
+  return transient ? new TransientStorageError(errno ?? code, message, options) : new PermanentStorageError(errno ?? code, message, options);
 }
 
 export function createS3Client(config: S3Config, options: { maxAttempts?: number } = {}): S3Client {
@@ -211,12 +229,16 @@ export function validateDeleteOutcome(requested: readonly ManifestEntry[], respo
     }
     deleted += 1;
   }
+  let permanentCode: string | undefined;
   for (const error of response.Errors ?? []) {
     const id = entryId(error.Key, error.VersionId);
     if (!claim(id)) continue;
+    // Only an explicit NoSuchVersion/NoSuchKey counts as already deleted; an
+    // error without a code proves nothing.
     if (error.Code !== undefined && ALREADY_MISSING_CODES.has(error.Code)) {
       alreadyMissing += 1;
     } else {
+      if (error.Code !== undefined && S3_PERMANENT_CODES.has(error.Code)) permanentCode ??= error.Code;
       problems.push(`${id}: ${error.Code ?? 'no error code'}: ${error.Message ?? ''}`);
     }
   }
@@ -225,11 +247,12 @@ export function validateDeleteOutcome(requested: readonly ManifestEntry[], respo
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).join('; ');
-    throw new TransientStorageError(
-      'delete_outcome',
-      `bulk delete outcome rejected (${problems.length} problem(s)): ${shown}${problems.length > 5 ? '; …' : ''}`,
-      { problems },
-    );
+    const message = `bulk delete outcome rejected (${problems.length} problem(s)): ${shown}${problems.length > 5 ? '; …' : ''}`;
+    // A per-key code that can never succeed (AccessDenied, …) makes the
+    // whole outcome permanent; anything else — throttling, an internal
+    // error, a key error without a code, an unaccounted version — is retried.
+    if (permanentCode !== undefined) throw new PermanentStorageError(permanentCode, message);
+    throw new TransientStorageError('delete_outcome', message, { problems });
   }
   return { deleted, alreadyMissing };
 }

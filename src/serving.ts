@@ -3,8 +3,9 @@
 // notification…), cancel the effect when the lease is lost, verify before an
 // irreversible call, guard the final database write, release when done.
 //
-// Every rule lives in the deletion_serving_lease_* SQL functions; this module
-// only calls them and turns their SQLSTATEs into typed errors. Lease style as in
+// Every rule lives in the serving-lease SQL functions (src/engine.ts calls
+// them); this module only sequences them and turns their SQLSTATEs into typed
+// errors. Lease style as in
 // River/graphile-worker: renew only the exact token we hold (id, owner,
 // generation, fence generation); a refusal means "lease lost, stop now".
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type postgres from 'postgres';
 import type { Sql } from './db.js';
+import { EngineClient, type ServingLeaseRef, type ServingLeaseRow } from './engine.js';
 import { isRetryableSqlState, sqlStateOf } from './errors.js';
 
 /** SQLSTATE serving_lease_denied (docs/sqlstates.md). */
@@ -87,16 +89,6 @@ export interface AcquireServingLeaseOptions {
   heartbeatSql?: Sql;
 }
 
-interface LeaseRow {
-  id: string;
-  community_id: string;
-  operation: string;
-  owner: string;
-  generation: string;
-  fence_generation: string;
-  lease_until: Date;
-}
-
 /**
  * Acquires a serving-write lease on an active community and starts renewing it
  * in the background. Throws ServingLeaseDeniedError when the community is
@@ -114,23 +106,16 @@ export async function acquireServingLease(sql: Sql, options: AcquireServingLease
   // The server computes lease_until from its own now(), which is not earlier
   // than this moment: a local deadline measured from here never outlives it.
   const sentAt = performance.now();
-  let row: LeaseRow | undefined;
+  let row: ServingLeaseRow;
   try {
-    row = await readCommitted(sql, async (tx) => {
-      const rows = await tx<LeaseRow[]>`
-        select id, community_id, operation, owner, generation, fence_generation, lease_until
-        from community_deletion.acquire_serving_lease(
-          community_id => ${options.communityId}::uuid, operation => ${options.operation}::text,
-          owner => ${owner}::text, lease_seconds => ${leaseSeconds}::integer)`;
-      return rows[0];
-    });
+    row = await readCommitted(sql, (tx) =>
+      new EngineClient(tx).acquireServingLease({ communityId: options.communityId, operation: options.operation, owner, leaseSeconds }));
   } catch (error) {
     if (sqlStateOf(error) === SERVING_LEASE_DENIED) {
       throw new ServingLeaseDeniedError(options.communityId, options.operation, { cause: error });
     }
     throw error;
   }
-  if (!row) throw new Error('community_deletion.acquire_serving_lease returned no row');
   return new ServingLease(sql, options.heartbeatSql ?? sql, row, leaseSeconds, renewEverySeconds, sentAt);
 }
 
@@ -142,7 +127,7 @@ export async function acquireServingLease(sql: Sql, options: AcquireServingLease
  */
 export async function guardedWrite<T>(sql: Sql, communityId: string, fn: (tx: TransactionSql) => Promise<T>): Promise<T> {
   return readCommitted(sql, async (tx) => {
-    await tx`select community_deletion.assert_community_write_allowed(community_id => ${communityId}::uuid)`;
+    await new EngineClient(tx).assertCommunityWriteAllowed(communityId);
     return fn(tx);
   });
 }
@@ -173,7 +158,7 @@ export class ServingLease implements AsyncDisposable {
   constructor(
     private readonly sql: Sql,
     private readonly heartbeatSql: Sql,
-    row: LeaseRow,
+    row: ServingLeaseRow,
     leaseSeconds: number,
     renewEverySeconds: number,
     acquiredAt: number,
@@ -215,10 +200,7 @@ export class ServingLease implements AsyncDisposable {
   async verify(): Promise<void> {
     this.throwIfNotHeld();
     try {
-      await readCommitted(this.sql, (tx) => tx`
-        select community_deletion.verify_serving_lease(
-          lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
-          lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint)`);
+      await readCommitted(this.sql, (tx) => new EngineClient(tx).verifyServingLease(this.ref));
     } catch (error) {
       throw this.refusedBy(error);
     }
@@ -263,10 +245,7 @@ export class ServingLease implements AsyncDisposable {
     this.throwIfNotHeld();
     return readCommitted(this.sql, async (tx) => {
       try {
-        await tx`
-          select community_deletion.guard_serving_write(
-            lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
-            lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint)`;
+        await new EngineClient(tx).guardServingWrite(this.ref);
       } catch (error) {
         throw this.refusedBy(error);
       }
@@ -304,11 +283,12 @@ export class ServingLease implements AsyncDisposable {
   }
 
   private async release(): Promise<boolean> {
-    const [row] = await this.sql<{ released: boolean }[]>`
-      select community_deletion.release_serving_lease(
-        lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
-        lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint) as released`;
-    return row?.released === true;
+    return new EngineClient(this.sql).releaseServingLease(this.ref);
+  }
+
+  /** The exact lease this holder presents to every serving-lease function. */
+  private get ref(): ServingLeaseRef {
+    return { id: this.id, owner: this.owner, generation: this.generation, fenceGeneration: this.fenceGeneration };
   }
 
   private scheduleRenewal(delayMs: number): void {
@@ -338,14 +318,7 @@ export class ServingLease implements AsyncDisposable {
     if (this.state !== 'held') return;
     const sentAt = performance.now();
     try {
-      const until = await readCommitted(this.heartbeatSql, async (tx) => {
-        const [row] = await tx<{ lease_until: Date }[]>`
-          select community_deletion.renew_serving_lease(
-            lease_id => ${this.id}::uuid, owner => ${this.owner}::text,
-            lease_generation => ${this.generation}::bigint, fence_generation => ${this.fenceGeneration}::bigint,
-            lease_seconds => ${this.leaseMs / 1000}::integer) as lease_until`;
-        return row?.lease_until;
-      });
+      const until = await readCommitted(this.heartbeatSql, (tx) => new EngineClient(tx).renewServingLease(this.ref, this.leaseMs / 1000));
       if (this.state !== 'held') return;
       if (until) this.until = until;
       this.deadline = sentAt + this.leaseMs;

@@ -28,6 +28,8 @@ export type TaxonomyErrorCode =
 
 export class TaxonomyError extends Error {
   override readonly name = 'TaxonomyError';
+  /** A key no writer produces: retrying cannot change it (src/failures.ts). */
+  readonly transient = false;
   readonly code: TaxonomyErrorCode;
   readonly key: string | undefined;
 

@@ -8,6 +8,7 @@ import {
   namespacePattern,
   RedisCache,
   RedisNotEmptyError,
+  SCAN_COUNT,
 } from '../src/redis.js';
 import { TaxonomyError } from '../src/taxonomy.js';
 
@@ -74,6 +75,79 @@ t.test('verifyAbsence fails on a single remaining key', async (t) => {
   t.same((error as RedisNotEmptyError).sample, [`buzz:${id}:straggler`]);
   await raw.unlink(`buzz:${id}:straggler`);
   await cache.verifyAbsence(id);
+});
+
+type ScanReply = [cursor: Buffer, keys: Buffer[]];
+
+/** A real client whose SCAN replies pass through `after` (which may act, e.g. write a key) before RedisCache sees them. */
+function scanObserved(after: (reply: ScanReply) => Promise<void> | void): Redis {
+  const client = new Redis(url);
+  const original = client.scanBuffer.bind(client) as unknown as (...args: unknown[]) => Promise<ScanReply>;
+  const observed = async (...args: unknown[]): Promise<ScanReply> => {
+    const reply = await original(...args);
+    await after(reply);
+    return reply;
+  };
+  client.scanBuffer = observed as unknown as Redis['scanBuffer'];
+  return client;
+}
+
+t.test('a namespace of many SCAN pages (5,000 keys, COUNT 1000) is purged completely', async (t) => {
+  const id = randomUUID();
+  const other = randomUUID();
+  const own = Array.from({ length: 5000 }, (_, i) => `buzz:${id}:page:${i}`);
+  const theirs = Array.from({ length: 100 }, (_, i) => `buzz:${other}:page:${i}`);
+  await seed([...own, ...theirs]);
+  const pages: number[] = [];
+  const client = scanObserved(([, keys]) => {
+    pages.push(keys.length);
+  });
+  t.teardown(() => client.disconnect());
+  const observed = new RedisCache(client);
+
+  const removed = await observed.purgeNamespace(id);
+  t.equal(SCAN_COUNT, 1000);
+  t.equal(removed, own.length, 'UNLINK count equals the keys seeded');
+  // SCAN returns about COUNT keys per call at most, so 5,000 keys take
+  // at least four pages that carry keys.
+  t.ok(pages.filter((n) => n > 0).length >= 4, `keys came over ${pages.filter((n) => n > 0).length} of ${pages.length} SCAN replies`);
+  t.ok(pages.reduce((a, b) => a + b, 0) >= own.length, 'every key was returned by some page');
+  t.equal(await raw.exists(...own), 0, 'no key of the namespace is left');
+  await observed.verifyAbsence(id);
+  t.equal(await raw.exists(...theirs), theirs.length, 'every key of the other community survives');
+  await t.rejects(cache.verifyAbsence(other), RedisNotEmptyError);
+});
+
+t.test('a key written between the two verification passes fails the proof', async (t) => {
+  const id = randomUUID();
+  const late = `buzz:${id}:late`;
+  created.add(late);
+  const seen: number[] = [];
+  let firstPassCalls = 0;
+  // When the first pass reaches cursor 0 (complete, and empty), a writer adds
+  // a key through another real connection before the second pass starts.
+  const client = scanObserved(async ([cursor, keys]) => {
+    seen.push(keys.length);
+    if (firstPassCalls === 0 && cursor.toString() === '0') {
+      firstPassCalls = seen.length;
+      await raw.set(late, 'v');
+    }
+  });
+  t.teardown(() => client.disconnect());
+  const observed = new RedisCache(client);
+
+  const error = await observed.verifyAbsence(id).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(firstPassCalls > 0, 'the first pass ran to cursor 0');
+  t.same(seen.slice(0, firstPassCalls), new Array<number>(firstPassCalls).fill(0), 'the first pass alone saw nothing');
+  t.ok(seen.length > firstPassCalls, 'a second pass ran');
+  t.ok(error instanceof RedisNotEmptyError, 'the second pass found the late key: no proof');
+  t.same((error as RedisNotEmptyError).sample, [late], 'the sample names the late key');
+  t.equal((error as RedisNotEmptyError).transient, true);
+  await raw.unlink(late);
+  await observed.verifyAbsence(id);
 });
 
 t.test('publishDisconnect reaches subscribers of the control channel only', async (t) => {

@@ -7,6 +7,8 @@ import {
   createS3Client,
   parseVersionPage,
   PermanentStorageError,
+  S3_PERMANENT_CODES,
+  S3_TRANSIENT_CODES,
   S3Store,
   StorageNotEmptyError,
   StorageScopeError,
@@ -131,6 +133,19 @@ t.test('classifyS3Error uses name/code and status, not message text', async (t) 
   t.type(classify({ name: 'InternalError', message: 'AccessDenied NoSuchBucket', $metadata: { httpStatusCode: 500 } }), TransientStorageError);
   t.type(classify(Object.assign(new Error('Access Denied'), { name: 'TimeoutError' })), TransientStorageError);
   t.equal(classify({ name: 'S3ServiceException', Code: 'AccessDenied' }).code, 'AccessDenied', 'Code wins over name');
+  // Without a response: a socket errno is a network failure (transient); anything else fails closed.
+  const refused = classify(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED', $metadata: { attempts: 1 } }));
+  t.type(refused, TransientStorageError, 'connection refused without a response is transient');
+  t.equal(refused.code, 'ECONNREFUSED', 'the errno is the code');
+  t.type(classify(Object.assign(new Error('x'), { code: 'ECONNRESET' })), TransientStorageError);
+  t.type(classify(Object.assign(new Error('x'), { code: 'EAI_AGAIN' })), TransientStorageError);
+  t.type(classify(Object.assign(new Error('x'), { code: 'EACCES' })), PermanentStorageError, 'an unknown errno is permanent');
+  t.type(classify({ name: 'BrandNewError' }), PermanentStorageError, 'unknown code without status is permanent');
+  t.type(classify(new Error('SlowDown 503 ECONNRESET')), PermanentStorageError, 'message text is not read');
+  t.type(classify({ name: 'BrandNewError', $metadata: { httpStatusCode: 429 } }), TransientStorageError, '429 is transient');
+  t.type(classify({ name: 'BrandNewError', $metadata: { httpStatusCode: 408 } }), TransientStorageError, '408 is transient');
+  t.type(classify({ name: 'BrandNewError', $metadata: { httpStatusCode: 404 } }), PermanentStorageError, '404 is permanent');
+  t.type(classify({ name: 'AccessDenied', $metadata: { httpStatusCode: 503 } }), PermanentStorageError, 'a listed code beats the status');
 });
 
 t.test('deleting a prefix\'s exact versions empties it and nothing else', async (t) => {
@@ -252,7 +267,7 @@ t.test('parseVersionPage: truncated pages must carry both markers', async (t) =>
   t.throws(() => parseVersionPage({ Versions: [{ Key: `_meta/${D}/a`, VersionId: '1', Size: 1 }] }, prefix), malformed, 'key outside prefix');
 });
 
-t.test('validateDeleteOutcome: exact acknowledgement or a transient failure', async (t) => {
+t.test('validateDeleteOutcome: exact acknowledgement, or a failure classified by the per-key codes', async (t) => {
   const req = [
     { key: 'k/a', version_id: '1', kind: 'object' as const },
     { key: 'k/a', version_id: '2', kind: 'delete_marker' as const },
@@ -287,14 +302,72 @@ t.test('validateDeleteOutcome: exact acknowledgement or a transient failure', as
   rejected('partial acknowledgement', { Deleted: [ack('k/a', '1'), ack('k/b', '3')] }, /1 of 3 requested versions were not acknowledged/);
   rejected('empty response', {}, /3 of 3/);
   rejected(
-    'other per-key error',
+    'transient per-key error',
+    { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: 'InternalError', Message: 'try again' }] },
+    /k\/a@2: InternalError: try again/,
+  );
+  rejected(
+    'per-key error without a Code: not "already missing"',
+    { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2' }] },
+    /k\/a@2: no error code/,
+  );
+  rejected(
+    'per-key error with an unlisted Code',
+    { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: 'NoSuchUpload' }] },
+    /k\/a@2: NoSuchUpload/,
+  );
+  const permanent = (what: string, response: Parameters<typeof validateDeleteOutcome>[1], code: string, problem: RegExp) => {
+    try {
+      validateDeleteOutcome(req, response);
+      t.fail(`${what}: accepted`);
+    } catch (error) {
+      t.ok(error instanceof PermanentStorageError, `${what}: permanent`);
+      t.notOk(error instanceof TransientStorageError);
+      t.equal((error as PermanentStorageError).code, code, `${what}: code ${code}`);
+      t.match((error as PermanentStorageError).message, problem, what);
+    }
+  };
+  permanent(
+    'other per-key error (AccessDenied)',
     { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: 'AccessDenied', Message: 'no' }] },
+    'AccessDenied',
     /k\/a@2: AccessDenied/,
   );
+  permanent(
+    'a permanent code among transient problems',
+    {
+      Deleted: [ack('k/a', '1')],
+      Errors: [
+        { Key: 'k/a', VersionId: '2', Code: 'SlowDown' },
+        { Key: 'k/b', VersionId: '3', Code: 'AccessDenied' },
+      ],
+    },
+    'AccessDenied',
+    /k\/b@3: AccessDenied/,
+  );
+  // Every listed code, as a per-key Code.
+  for (const code of S3_PERMANENT_CODES) {
+    permanent(`per-key ${code}`, { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: code }] }, code, new RegExp(`k/a@2: ${code}`));
+  }
+  for (const code of S3_TRANSIENT_CODES) {
+    rejected(`per-key ${code}`, { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: code }] }, new RegExp(`k/a@2: ${code}`));
+  }
   rejected('unexpected version', { Deleted: [ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3'), ack('k/b', '4')] }, /unexpected acknowledgement for k\/b@4/);
   rejected('foreign key', { Deleted: [ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3'), ack('x/z', '3')] }, /unexpected acknowledgement for x\/z@3/);
   rejected('duplicate acknowledgement', { Deleted: [ack('k/a', '1'), ack('k/a', '1'), ack('k/a', '2'), ack('k/b', '3')] }, /duplicate acknowledgement for k\/a@1/);
   rejected('ack without version', { Deleted: [{ Key: 'k/a' }, ack('k/a', '2'), ack('k/b', '3')] }, /without key or version/);
+  // Only an explicit NoSuchVersion/NoSuchKey counts as already missing.
+  t.same(
+    validateDeleteOutcome(req, { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', Code: 'NoSuchKey' }] }),
+    { deleted: 2, alreadyMissing: 1 },
+  );
+  for (const Code of [undefined, '', 'NoSuchBucket', 'NoSuchUpload', 'nosuchversion']) {
+    t.throws(
+      () => validateDeleteOutcome(req, { Deleted: [ack('k/a', '1'), ack('k/b', '3')], Errors: [{ Key: 'k/a', VersionId: '2', ...(Code === undefined ? {} : { Code }) }] }),
+      Error,
+      `per-key Code ${JSON.stringify(Code)} is not "already missing"`,
+    );
+  }
   rejected(
     'new delete marker instead of a version delete',
     { Deleted: [ack('k/a', '1', { DeleteMarker: true, DeleteMarkerVersionId: 'new' }), ack('k/a', '2'), ack('k/b', '3')] },

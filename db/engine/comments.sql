@@ -11,7 +11,11 @@ comment on function community_deletion.freeze_inventory(uuid, jsonb) is
 comment on function community_deletion.approve(uuid, text, text, timestamptz, interval) is
   'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay).';
 comment on function community_deletion.abort(uuid, text, text) is
-  'Abort a request at approved or fenced: the community is active again and the request terminal.';
+  'Abort a request up to fenced: withdraw it (submitted, inventoried) or give the community back (approved, fenced).';
+comment on function community_deletion.queue_status() is
+  'The queue at a glance: requests per state, the oldest in each, and which states need an operator.';
+comment on function community_deletion.schema_version() is
+  'The engine schema version (the last migration that changed engine objects); drivers refuse a version they were not built for.';
 comment on function community_deletion.unblock(uuid, text, text) is
   'Clear a durable block after remediation; the request resumes at the same stage with the same approval.';
 comment on function community_deletion.inspect(uuid) is

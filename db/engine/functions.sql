@@ -40,6 +40,7 @@
 --!include functions/_request_state.sql
 --!include functions/_require_detail_object.sql
 --!include functions/_require_identity.sql
+--!include functions/_require_operator_text.sql
 --!include functions/_require_read_committed.sql
 --!include functions/_require_text.sql
 --!include functions/_restore_community.sql
@@ -88,6 +89,7 @@
 --!include functions/mark_retention_pending.sql
 --!include functions/next_key_chunk.sql
 --!include functions/purge_postgres.sql
+--!include functions/queue_status.sql
 --!include functions/reap_serving_leases.sql
 --!include functions/record_failure.sql
 --!include functions/record_taxonomy_sweep.sql
@@ -98,6 +100,7 @@
 --!include functions/renew_serving_lease.sql
 --!include functions/request_checkpoints.sql
 --!include functions/request_status.sql
+--!include functions/schema_version.sql
 --!include functions/serving_lease_stats.sql
 --!include functions/stamp_key_chunk.sql
 --!include functions/storage_taxonomy_rules.sql

@@ -27,7 +27,8 @@ declare
   v_map jsonb := pg_catalog.jsonb_build_object(
     'community_deletion_operator', pg_catalog.jsonb_build_array(
       'submit', 'freeze_inventory', 'approve', 'abort', 'unblock',
-      'inspect', 'request_status', 'request_checkpoints', 'list_requests', 'storage_taxonomy_rules', 'key_chunk_progress',
+      'inspect', 'request_status', 'request_checkpoints', 'list_requests', 'queue_status',
+      'storage_taxonomy_rules', 'key_chunk_progress', 'schema_version',
       'validate_catalog', 'validate_serving_catalog',
       'serving_lease_stats', 'reap_serving_leases',
       'record_taxonomy_sweep', 'write_fence_implementation'),
@@ -41,11 +42,11 @@ declare
       'mark_bindings_removed', 'purge_postgres', 'mark_cache_purged',
       'verify_postgres_absence', 'mark_logically_verified', 'mark_retention_pending',
       'inspect', 'storage_taxonomy_rules', 'validate_catalog',
-      'serving_lease_stats', 'reap_serving_leases', 'write_fence_implementation'),
+      'serving_lease_stats', 'reap_serving_leases', 'write_fence_implementation', 'schema_version'),
     'community_deletion_app', pg_catalog.jsonb_build_array(
       'acquire_serving_lease', 'renew_serving_lease', 'verify_serving_lease',
       'release_serving_lease', 'guard_serving_write', 'validate_serving_catalog',
-      'write_fence_implementation'),
+      'write_fence_implementation', 'schema_version'),
     'public', pg_catalog.jsonb_build_array(
       'community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
       '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',

@@ -1,6 +1,7 @@
 -- Validates a required operator-supplied text argument (identity, reason,
--- executor id, error): trimmed, non-blank, at most p_max characters. Returns the
--- trimmed value; raises invalid_argument (DL1I1) naming the argument otherwise.
+-- executor id, error): trimmed, non-blank, at most p_max bytes of UTF-8.
+-- Returns the trimmed value; raises invalid_argument (DL1I1) naming the
+-- argument and the limit otherwise (nothing is truncated silently).
 create or replace function community_deletion._require_text(p_value text, p_name text, p_max integer)
   returns text
   language plpgsql
@@ -15,10 +16,10 @@ begin
       using errcode = 'DL1I1',
             hint = pg_catalog.format('Pass a non-empty %s.', p_name);
   end if;
-  if pg_catalog.length(v_value) > p_max then
-    raise exception 'community deletion: % is longer than % characters', p_name, p_max
+  if pg_catalog.octet_length(v_value) > p_max then
+    raise exception 'community deletion: % is longer than % bytes (UTF-8)', p_name, p_max
       using errcode = 'DL1I1',
-            hint = pg_catalog.format('Shorten %s to at most %s characters.', p_name, p_max);
+            hint = pg_catalog.format('Shorten %s to at most %s bytes.', p_name, p_max);
   end if;
   return v_value;
 end;

@@ -1,4 +1,4 @@
--- Whether an operator may abort a request at `stage` (approved, fenced:
+-- Whether an operator may abort a request at `stage` (submitted … fenced:
 -- nothing irreversible has happened yet). False for a value that is not a
 -- stage.
 create or replace function community_deletion._stage_is_abortable(stage text)

@@ -14,8 +14,8 @@ create or replace function community_deletion._stages()
   set search_path = pg_catalog, pg_temp
 as $$
   values
-    ('submitted',          1,  'inventoried',        false, false, false, false),
-    ('inventoried',        2,  'approved',           false, false, false, false),
+    ('submitted',          1,  'inventoried',        false, false, true,  false),
+    ('inventoried',        2,  'approved',           false, false, true,  false),
     ('approved',           3,  'fenced',             true,  false, true,  false),
     ('fenced',             4,  'drained',            true,  false, true,  true),
     ('drained',            5,  'bindings_removed',   true,  false, false, true),

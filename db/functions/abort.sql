@@ -1,13 +1,19 @@
 -- Operator API: terminally aborts a request before any object is deleted
--- (docs/design.md#failure-handling). Only at approved or fenced (wrong_stage, DL2S1; never from drained
--- on, whatever the checkpoints say); terminal requests refuse (DL2T1); live
--- serving-write leases refuse (serving_not_drained, DL5D1, retryable).
--- Under the exclusive community lock (taken FIRST, then row locks, so a queued
--- quiesce/fence re-verifies its lease after abort and fails): restores the
--- community (active, pre-quiesce archived_at, fence generation + 1), writes an
--- 'operator_abort:<uuid>' audit checkpoint, and terminalises the request (lease
--- dropped, lease generation + 1, block and retry streak cleared). A fresh
--- request for the community may follow.
+-- (docs/design.md#failure-handling), at the abortable stages (_stages):
+--  * submitted or inventoried — a withdrawal: the community never left
+--    active and nothing ran, so only the request is terminalised;
+--  * approved or fenced — the community is given back.
+-- Never from drained on, whatever the checkpoints say (wrong_stage, DL2S1);
+-- terminal requests refuse (DL2T1); live serving-write leases refuse
+-- (serving_not_drained, DL5D1, retryable) once the community may be
+-- quiescing. Under the exclusive community lock (taken FIRST, then row locks,
+-- so a queued quiesce/fence re-verifies its lease after abort and fails):
+-- from approved on it restores the community (active, pre-quiesce
+-- archived_at, fence generation + 1) and removes the key chunks of an
+-- enumeration that was never frozen; always it writes an
+-- 'operator_abort:<uuid>' audit checkpoint and terminalises the request
+-- (lease dropped, lease generation + 1, block and retry streak cleared). A
+-- fresh request for the community may follow.
 create or replace function community_deletion.abort(request_id uuid, aborted_by text, reason text)
   returns community_deletion.requests
   language plpgsql
@@ -22,7 +28,7 @@ declare
   p_aborted_by alias for $2;
   p_reason alias for $3;
   v_aborted_by text := community_deletion._require_identity(p_aborted_by, 'aborted_by');
-  v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
+  v_reason text := community_deletion._require_operator_text(p_reason, 'reason', true);
   v_community uuid;
   v_request community_deletion.requests;
   v_old_generation bigint;
@@ -42,12 +48,25 @@ begin
       using errcode = 'DL2T1';
   end if;
   if not community_deletion._stage_is_abortable(v_request.stage) then
-    raise exception 'deletion request % is at stage %; abort is possible only at approved or fenced',
+    raise exception 'deletion request % is at stage %; abort is possible only up to fenced',
       p_request_id, v_request.stage
       using errcode = 'DL2S1',
-            hint = case when v_request.stage in ('submitted', 'inventoried')
-                        then 'Nothing has changed for the community yet; approve and then abort, or leave the request unapproved.'
-                        else 'Object deletion may already have begun; the request can only run to completion (unblock after remediation).' end;
+            hint = 'Object deletion may already have begun; the request can only run to completion (deletions unblock ID after remediation).';
+  end if;
+
+  if v_request.stage in ('submitted', 'inventoried') then
+    -- A withdrawal: nothing ran, the community never left active.
+    perform community_deletion._checkpoint(
+      v_request.id, v_request.stage, 'operator_abort:' || gen_random_uuid()::text, 'completed',
+      v_request.lease_generation,
+      jsonb_build_object('aborted_by', v_aborted_by, 'reason', v_reason, 'previous_stage', v_request.stage,
+                         'withdrawn', true));
+    update community_deletion.requests r
+       set stage = 'aborted', aborted_by = v_aborted_by, abort_reason = v_reason, aborted_at = now(),
+           completed_at = now(), blocked_at = null, blocked_reason = null, next_attempt_at = now(), updated_at = now()
+     where r.id = p_request_id
+    returning r.* into v_request;
+    return v_request;
   end if;
 
   select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
@@ -96,6 +115,12 @@ begin
          updated_at = now()
    where r.id = p_request_id
   returning r.* into v_request;
+  -- Chunks of a post-fence enumeration that was never frozen describe
+  -- nothing anyone will act on (the guard admits deleting them now that the
+  -- request is aborted). Frozen ones stay as evidence of what was planned.
+  if v_request.destructive_storage_manifest is null then
+    delete from community_deletion.manifest_keys k where k.request_id = p_request_id;
+  end if;
   return v_request;
 end;
 $$;

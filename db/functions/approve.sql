@@ -34,7 +34,7 @@ declare
   p_not_before alias for $4;
   p_delay alias for $5;
   v_approved_by text := community_deletion._require_identity(p_approved_by, 'approved_by');
-  v_note text := community_deletion._bound_text(nullif(btrim(p_note), ''), 4096);
+  v_note text := community_deletion._require_operator_text(p_note, 'note', false);
   v_minimum interval;
   v_not_before timestamptz;
   v_request community_deletion.requests;

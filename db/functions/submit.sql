@@ -19,7 +19,7 @@ declare
   p_reason alias for $3;
   v_host text := community_deletion._require_text(p_host, 'host', 253);
   v_requested_by text := community_deletion._require_identity(p_requested_by, 'requested_by');
-  v_reason text := community_deletion._bound_text(nullif(btrim(p_reason), ''), 4096);
+  v_reason text := community_deletion._require_operator_text(p_reason, 'reason', false);
   v_community public.communities;
   v_request community_deletion.requests;
 begin

@@ -19,7 +19,7 @@ declare
   p_unblocked_by alias for $2;
   p_reason alias for $3;
   v_unblocked_by text := community_deletion._require_identity(p_unblocked_by, 'unblocked_by');
-  v_reason text := community_deletion._bound_text(community_deletion._require_text(p_reason, 'reason', 100000), 4096);
+  v_reason text := community_deletion._require_operator_text(p_reason, 'reason', true);
   v_request community_deletion.requests;
 begin
   perform community_deletion._apply_lock_timeout();

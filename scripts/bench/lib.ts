@@ -15,6 +15,7 @@ import { createS3Client, S3Store } from '../../src/s3.js';
 import { RedisCache } from '../../src/redis.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { Executor, type RunOutcome } from '../../src/executor.js';
+import { EngineClient } from '../../src/engine.js';
 import { ensureVersionedBucket, startMoto, type LocalS3 } from '../../src/dev/local-s3.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -219,7 +220,7 @@ export async function prepareRequest(sql: postgres.Sql, bucket: Bucket, host: st
   const [submitted] = await sql<{ id: string; community_id: string }[]>`
     select id, community_id from community_deletion.submit(${host}, 'bench-requester@ops', 'benchmark')`;
   if (!submitted) throw new Error(`submit returned nothing for ${host}`);
-  const taxonomy = await loadTaxonomy(sql);
+  const taxonomy = await loadTaxonomy(new EngineClient(sql));
   const summary = await enumerateOwnedStorage(bucket.store, taxonomy, submitted.community_id, { chunkSize: 10_000 });
   await sql`select community_deletion.freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
   await approveAsSecondLogin(sql, submitted.id);
@@ -259,12 +260,13 @@ export async function runEngine(url: string, bucket: Bucket, requestId: string):
   const redis = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 3 });
   await redis.connect();
   try {
-    const taxonomy = await loadTaxonomy(sql);
+    const engine = new EngineClient(sql);
+    const taxonomy = await loadTaxonomy(engine);
     const executor = new Executor({
-      sql,
-      heartbeatSql,
-      s3: bucket.store,
-      redis: new RedisCache(redis),
+      engine,
+      heartbeatEngine: new EngineClient(heartbeatSql),
+      store: bucket.store,
+      cache: new RedisCache(redis),
       taxonomy,
       executorId: `bench:${os.hostname()}:${process.pid}`,
       mode: 'run',

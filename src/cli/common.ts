@@ -5,6 +5,8 @@ import { sqlStateInfo, sqlStateOf } from '../errors.js';
 import { ConfigError, loadDatabaseUrl } from '../config.js';
 import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
+import { connect } from '../db.js';
+import { EngineClient, SchemaVersionError } from '../engine.js';
 
 export class CliError extends Error {
   constructor(
@@ -43,6 +45,23 @@ export function requireDatabaseUrl(): string {
   return loadDatabaseUrl();
 }
 
+/**
+ * Runs body with a typed engine client on one connection to DATABASE_URL,
+ * after the schema-version gate: a database whose engine schema is not the
+ * one this driver was built for is refused (SchemaVersionError, exit 5)
+ * before anything is read or written.
+ */
+export async function withEngine<T>(applicationName: string, body: (engine: EngineClient) => Promise<T>): Promise<T> {
+  const sql = connect(requireDatabaseUrl(), { max: 1, applicationName });
+  try {
+    const engine = new EngineClient(sql);
+    await engine.assertSchemaVersion();
+    return await body(engine);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /** Exit code for a database error, by SQLSTATE. */
 export function exitCodeForSqlState(code: string | undefined): ExitCode {
   const info = sqlStateInfo(code);
@@ -71,12 +90,16 @@ export async function run(body: (out: Output) => Promise<void>): Promise<void> {
     const code = sqlStateOf(error);
     const exitCode =
       error instanceof CliError ? error.exitCode
-      : error instanceof ConfigError ? EXIT.config
+      : error instanceof ConfigError || error instanceof SchemaVersionError ? EXIT.config
       : error instanceof TaxonomyError || error instanceof ManifestError ? EXIT.safetyRefusal
       : code ? exitCodeForSqlState(code)
       : networkExit(error);
     const message = error instanceof Error ? error.message : String(error);
-    const detail = error instanceof CliError ? error.detail : error instanceof ConfigError ? { variable: error.variable } : {};
+    const detail =
+      error instanceof CliError ? error.detail
+      : error instanceof ConfigError ? { variable: error.variable }
+      : error instanceof SchemaVersionError ? { schema_version: error.found, driver_schema_version: error.expected }
+      : {};
     if (out.json) process.stdout.write(`${JSON.stringify({ error: message, sqlstate: code ?? null, ...detail })}\n`);
     out.log(`error${code ? ` [${code}]` : ''}: ${message}`);
     process.exitCode = exitCode;

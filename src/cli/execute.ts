@@ -4,11 +4,13 @@ import os from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
 import { connect, type Sql } from '../db.js';
 import { ConfigError, loadRedisConfig, loadS3Config, loadTuning, type Tuning } from '../config.js';
+import { EngineClient, SchemaVersionError } from '../engine.js';
 import { createS3Store } from '../s3.js';
 import { createRedisCache } from '../redis.js';
 import { loadTaxonomy } from '../inventory.js';
 import { Executor, pollLoop, type ExecutorMode, type RunOutcome } from '../executor.js';
-import { CliError, requireDatabaseUrl, run, type Output } from './common.js';
+import { CliError, requireDatabaseUrl, run, withEngine, type Output } from './common.js';
+import { requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
 
@@ -16,10 +18,59 @@ function defaultExecutorId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * Hooks an embedding program installs in code (never from the environment):
+ * the end-to-end tests' entry point (test/helpers/pausing-cli.ts) stops the
+ * executor at a named step boundary to SIGKILL it there. The shipped CLI
+ * installs none.
+ */
+export interface ExecutorHooks {
+  onBoundary?: (boundary: string, shutdown: AbortSignal) => Promise<void> | void;
+}
+
+let hooks: ExecutorHooks = {};
+
+export function installExecutorHooks(h: ExecutorHooks): void {
+  hooks = h;
+}
+
 interface Services {
   sql: Sql;
-  heartbeatSql: Sql;
+  engine: EngineClient;
+  heartbeatEngine: EngineClient;
   close(): Promise<void>;
+}
+
+/**
+ * Records a reason a named request cannot be run by this process durably
+ * against it (block_preclaim), so `inspect` explains why it is stranded.
+ * Best effort: SQL may refuse (terminal, leased elsewhere, unknown id, or an
+ * engine schema whose block_preclaim differs), and the problem is still what
+ * the command reports.
+ */
+async function recordPreclaimBlock(out: Output, engine: EngineClient, requestId: string, unitKey: string, error: string): Promise<void> {
+  try {
+    await engine.blockPreclaim({ requestId, unitKey, error });
+    out.log(`recorded ${unitKey} block on ${requestId}: ${error}`);
+  } catch (recordError) {
+    out.log(`could not record ${unitKey} against ${requestId}: ${(recordError as Error).message}`);
+  }
+}
+
+/**
+ * The schema-version gate: this driver runs only against the engine schema
+ * it was built for. With a named request the refusal is also recorded
+ * against it (pre_claim:schema_version).
+ */
+async function gateSchemaVersion(out: Output, engine: EngineClient, requestId?: string): Promise<void> {
+  try {
+    await engine.assertSchemaVersion();
+  } catch (error) {
+    if (error instanceof SchemaVersionError && requestId) {
+      await recordPreclaimBlock(out, engine, requestId, 'pre_claim:schema_version', `schema version: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -28,6 +79,7 @@ interface Services {
  * `inspect` explains why the request is stranded.
  */
 async function buildExecutor(out: Output, services: Services, mode: ExecutorMode, executorId: string, requestId?: string) {
+  await gateSchemaVersion(out, services.engine, requestId);
   let s3Config, redisConfig, tuning: Tuning;
   try {
     s3Config = loadS3Config();
@@ -35,27 +87,20 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     tuning = loadTuning();
   } catch (error) {
     if (error instanceof ConfigError && requestId) {
-      try {
-        await services.sql`select community_deletion.block_preclaim(${requestId}::uuid, 'pre_claim:service_setup', ${`service configuration: ${error.message}`})`;
-        out.log(`recorded pre_claim:service_setup block on ${requestId}: ${error.message}`);
-      } catch (recordError) {
-        // SQL refused to record it (terminal, leased elsewhere, unknown id):
-        // the configuration problem is still what this command reports.
-        out.log(`could not record the configuration failure against ${requestId}: ${(recordError as Error).message}`);
-      }
+      await recordPreclaimBlock(out, services.engine, requestId, 'pre_claim:service_setup', `service configuration: ${error.message}`);
     }
     throw error;
   }
-  const s3 = createS3Store(s3Config);
-  const redis = createRedisCache(redisConfig);
-  const taxonomy = await loadTaxonomy(services.sql);
+  const store = createS3Store(s3Config);
+  const cache = createRedisCache(redisConfig);
+  const taxonomy = await loadTaxonomy(services.engine);
   const progress = new Progress();
-  const pauseAt = testPauseBoundary();
+  const onBoundary = hooks.onBoundary;
   const executor: Executor = new Executor({
-    sql: services.sql,
-    heartbeatSql: services.heartbeatSql,
-    s3,
-    redis,
+    engine: services.engine,
+    heartbeatEngine: services.heartbeatEngine,
+    store,
+    cache,
     taxonomy,
     executorId,
     mode,
@@ -64,41 +109,14 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     heartbeatSeconds: tuning.heartbeatSeconds,
     log: out.log,
     progress: (label, done, total) => progress.update(label, done, total),
-    ...(pauseAt === undefined ? {} : { onBoundary: (boundary: string) => pauseForTest(boundary, pauseAt, executor.shutdownSignal) }),
+    ...(onBoundary === undefined ? {} : { onBoundary: (boundary: string) => onBoundary(boundary, executor.shutdownSignal) }),
   });
   const close = async () => {
     progress.done();
-    redis.client.disconnect();
-    s3.client.destroy();
+    cache.client.disconnect();
+    store.client.destroy();
   };
   return { executor, close };
-}
-
-/**
- * TEST-ONLY hook, used by the crash/resume tests (test/e2e): with
- * DELETIONS_TEST_PAUSE_AT=<boundary> the executor, on reaching that step
- * boundary (`after:<stage>`, `destructive_manifest_frozen`,
- * `chunk_deleted:<n>`), writes the line `PAUSED <boundary>` to stderr and
- * waits — still heartbeating its lease — until it is killed (the test sends
- * SIGKILL to simulate a crash at exactly that point) or asked to shut down
- * (SIGTERM/SIGINT, which then releases the claim as usual). It changes no
- * decision: it only stops time between two steps. Operators never set it.
- */
-function testPauseBoundary(): string | undefined {
-  const value = process.env.DELETIONS_TEST_PAUSE_AT?.trim();
-  return value ? value : undefined;
-}
-
-async function pauseForTest(boundary: string, pauseAt: string, shutdown: AbortSignal): Promise<void> {
-  if (boundary !== pauseAt) return;
-  process.stderr.write(`PAUSED ${boundary}\n`);
-  // A referenced timer keeps the event loop (and the heartbeat) alive.
-  const keepAlive = setInterval(() => {}, 60_000);
-  try {
-    if (!shutdown.aborted) await new Promise<void>((resolve) => shutdown.addEventListener('abort', () => resolve(), { once: true }));
-  } finally {
-    clearInterval(keepAlive);
-  }
 }
 
 function openServices(): Services {
@@ -107,7 +125,8 @@ function openServices(): Services {
   const heartbeatSql = connect(url, { max: 1, applicationName: 'deletions-heartbeat' });
   return {
     sql,
-    heartbeatSql,
+    engine: new EngineClient(sql),
+    heartbeatEngine: new EngineClient(heartbeatSql),
     async close() {
       await Promise.all([sql.end({ timeout: 5 }), heartbeatSql.end({ timeout: 5 })]);
     },
@@ -143,10 +162,8 @@ function exitFor(outcome: RunOutcome): number {
   }
 }
 
-async function explainNotRunnable(sql: Sql, requestId: string): Promise<{ state: string; explanation: string }> {
-  const [{ inspection }] = (await sql`select community_deletion.inspect(${requestId}::uuid) as inspection`) as unknown as [
-    { inspection: { state: string; explanation: string } },
-  ];
+async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string }> {
+  const inspection = await engine.inspect(requestId);
   return { state: inspection.state, explanation: inspection.explanation };
 }
 
@@ -159,8 +176,7 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
       .option('executor-id', { type: 'string', describe: 'executor identity (default host:pid:random)' }) as Argv<{ id: string; 'executor-id'?: string }>,
   handler: (args) =>
     run(async (out) => {
-      if (!/^[0-9a-f-]{36}$/i.test(args.id)) throw new CliError(`request id ${JSON.stringify(args.id)} is not a UUID`, EXIT.usage);
-      const id = args.id.toLowerCase();
+      const id = requireUuid(args.id);
       const services = openServices();
       try {
         const { executor, close } = await buildExecutor(out, services, 'run', args['executor-id'] ?? defaultExecutorId(), id);
@@ -168,7 +184,7 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
         try {
           const outcome = await executor.runOnce(id);
           if (outcome.kind === 'nothing_claimable') {
-            const why = await explainNotRunnable(services.sql, id);
+            const why = await explainNotRunnable(services.engine, id);
             out.result({ outcome: 'not_runnable', request_id: id, ...why }, `not runnable (${why.state}): ${why.explanation}`);
             process.exitCode = EXIT.notRunnable;
             return;
@@ -188,7 +204,7 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
 function humanOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'completed':
-      return `${o.requestId}: retention_pending\n${table(o.stages as unknown as Record<string, unknown>[], ['stage', 'ms'])}`;
+      return `${o.requestId}: retention_pending\n${table(o.stages, ['stage', 'ms'])}`;
     case 'failure_recorded':
       return `${o.requestId}: ${o.stage} failed (${o.retryable ? 'transient' : 'permanent'}${o.blocked ? ', blocked' : `, retry at ${o.nextAttemptAt}`}): ${o.error}`;
     case 'lease_lost':
@@ -232,7 +248,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
           const detach = onShutdown(executor, out);
           try {
             const outcomes = await pollLoop(executor, { untilEmpty: mode === 'drain', idleMinMs: idleMin * 1000, idleMaxMs: idleMax * 1000, log: out.log });
-            await services.sql`select community_deletion.executor_stopped(${executorId})`.catch(() => {});
+            await services.engine.executorStopped(executorId).catch(() => {});
             const summary = {
               executor_id: executorId,
               completed: outcomes.filter((o) => o.kind === 'completed').length,
@@ -269,9 +285,9 @@ export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': 
       if (!Number.isSafeInteger(cap) || cap < 1) throw new CliError('--cap must be a positive integer', EXIT.usage);
       const sampleSize = Math.min(Math.max(0, Math.trunc(args['sample-size'])), 100);
       const store = createS3Store(loadS3Config());
-      const sql = connect(requireDatabaseUrl(), { max: 1, applicationName: 'deletions-sweep' });
       try {
-        const taxonomy = await loadTaxonomy(sql);
+        await withEngine('deletions-sweep', async (engine) => {
+        const taxonomy = await loadTaxonomy(engine);
         const started = new Date();
         const progress = new Progress();
         let listed = 0;
@@ -291,13 +307,14 @@ export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': 
           progress.update('sweeping', listed);
         }
         progress.done();
-        const [row] = await sql`select to_jsonb(s) as sweep from community_deletion.record_taxonomy_sweep(
-          ${started.toISOString()}::timestamptz, ${listed}::bigint, ${unknown}::bigint, ${sql.json(sample)}, ${cap}::bigint, ${truncated}) s`;
-        out.result(row?.sweep, `listed ${listed}${truncated ? ' (cap reached)' : ''}, unknown ${unknown}${sample.length ? `\n${sample.join('\n')}` : ''}`);
+        const sweep = await engine.recordTaxonomySweep({
+          startedAt: started, listedObjects: listed, unknownObjectCount: unknown, unknownKeySample: sample, objectCap: cap, truncated,
+        });
+        out.result(sweep, `listed ${listed}${truncated ? ' (cap reached)' : ''}, unknown ${unknown}${sample.length ? `\n${sample.join('\n')}` : ''}`);
         if (unknown > 0) process.exitCode = EXIT.unknownKeys;
+        });
       } finally {
         store.client.destroy();
-        await sql.end({ timeout: 5 });
       }
     }),
 };

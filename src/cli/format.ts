@@ -1,21 +1,25 @@
 // Human output for a terminal: aligned tables and key/value blocks. Scripts
 // get JSON instead (see common.ts), so nothing here is parsed by machines.
 
-export function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
+export function table(rows: readonly object[], columns: readonly string[]): string {
   if (rows.length === 0) return '(none)';
-  const cells = rows.map((row) => columns.map((c) => text(row[c])));
+  const cells = rows.map((row) => columns.map((c) => text(field(row, c))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)));
   const line = (values: readonly string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-export function keyValues(value: Record<string, unknown>, keys?: readonly string[]): string {
+export function keyValues(value: object, keys?: readonly string[]): string {
   const ks = keys ?? Object.keys(value);
   const width = Math.max(...ks.map((k) => k.length));
   return ks
-    .filter((k) => value[k] !== undefined)
-    .map((k) => `${k.padEnd(width)}  ${text(value[k])}`)
+    .filter((k) => field(value, k) !== undefined)
+    .map((k) => `${k.padEnd(width)}  ${text(field(value, k))}`)
     .join('\n');
+}
+
+function field(value: object, key: string): unknown {
+  return Reflect.get(value, key);
 }
 
 function text(v: unknown): string {

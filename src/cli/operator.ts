@@ -2,11 +2,10 @@
 // Each is one SQL call (submit adds the storage enumeration the database
 // cannot do itself); every rule lives in the SQL function it calls.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { connect, type Sql } from '../db.js';
 import { loadS3Config, loadTuning } from '../config.js';
 import { createS3Store } from '../s3.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../inventory.js';
-import { CliError, requireDatabaseUrl, run } from './common.js';
+import { CliError, run, withEngine } from './common.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, keyValues, table } from './format.js';
 
@@ -16,36 +15,26 @@ const REQUEST_KEYS = [
   'blocked_reason', 'created_at', 'completed_at',
 ];
 
-async function withSql<T>(body: (sql: Sql) => Promise<T>): Promise<T> {
-  const sql = connect(requireDatabaseUrl(), { max: 1, applicationName: 'deletions-cli' });
-  try {
-    return await body(sql);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
-
-type Row = Record<string, unknown>;
-
-async function callRequest(sql: Sql, query: Promise<{ request: Row }[]>): Promise<Row> {
-  const [row] = await query;
-  if (!row) throw new CliError('the database returned no request', EXIT.failureRecorded);
-  return row.request;
-}
-
 const uuidArg = { type: 'string', demandOption: true, describe: 'deletion request id (uuid)' } as const;
 
-function requireUuid(value: string, what = 'request id'): string {
+export function requireUuid(value: string, what = 'request id'): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
     throw new CliError(`${what} ${JSON.stringify(value)} is not a UUID`, EXIT.usage);
   }
   return value.toLowerCase();
 }
 
-/** --host, or the authority of RELAY_URL. */
-function resolveHost(host: string | undefined): string {
-  if (host?.trim()) return host.trim();
-  const relay = process.env.RELAY_URL?.trim();
+/**
+ * --host when it is given; the authority of RELAY_URL only when --host is
+ * absent. A --host that is given but empty or blank (an unset shell
+ * variable) is a usage error, never a fallback to the relay's own community.
+ */
+export function resolveHost(host: string | undefined, relayUrl = process.env.RELAY_URL): string {
+  if (host !== undefined) {
+    if (host.trim() === '') throw new CliError('--host is empty: name the community explicitly', EXIT.usage);
+    return host.trim();
+  }
+  const relay = relayUrl?.trim();
   if (relay) {
     try {
       return new URL(relay).host;
@@ -64,34 +53,37 @@ export function parseDelay(value: string): string {
   return `${m[1]} ${unit}`;
 }
 
-export const submitCommand: CommandModule<object, { host?: string; 'requested-by': string; reason?: string }> = {
+type SubmitArgs = { host?: string; 'requested-by': string; reason?: string };
+export const submitCommand: CommandModule<object, SubmitArgs> = {
   command: 'submit',
   describe: 'Submit a deletion request and freeze its inventory (PostgreSQL counts + S3 summary)',
   builder: (y: Argv) =>
     y
-      .option('host', { type: 'string', describe: 'community host (default: authority of RELAY_URL)' })
+      .option('host', { type: 'string', describe: 'community host (default, only when --host is absent: authority of RELAY_URL)' })
       .option('requested-by', { type: 'string', demandOption: true, describe: 'operator identity of the requester' })
-      .option('reason', { type: 'string', describe: 'why the community is deleted' }) as Argv<{ host?: string; 'requested-by': string; reason?: string }>,
+      .option('reason', { type: 'string', describe: 'why the community is deleted' }) as Argv<SubmitArgs>,
   handler: (args) =>
     run(async (out) => {
       const host = resolveHost(args.host);
-      await withSql(async (sql) => {
-        let request = await callRequest(sql, sql`
-          select to_jsonb(r) as request from community_deletion.submit(${host}, ${args['requested-by']}, ${args.reason ?? null}) r`);
+      await withEngine('deletions-cli', async (engine) => {
+        let request = await engine.submit({ host, requestedBy: args['requested-by'], reason: args.reason ?? null });
         out.log(`request ${String(request.id)} for ${host} is ${String(request.stage)}`);
         if (request.stage === 'submitted') {
           const s3 = loadS3Config();
           const tuning = loadTuning();
           const store = createS3Store(s3);
-          const taxonomy = await loadTaxonomy(sql);
-          const progress = new Progress();
-          const summary = await enumerateOwnedStorage(store, taxonomy, String(request.community_id), {
-            chunkSize: tuning.chunkSize,
-            onEntry: (prefix, n) => progress.update(`enumerating ${prefix}`, n),
-          });
-          progress.done();
-          request = await callRequest(sql, sql`
-            select to_jsonb(r) as request from community_deletion.freeze_inventory(${String(request.id)}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))}) r`);
+          try {
+            const taxonomy = await loadTaxonomy(engine);
+            const progress = new Progress();
+            const summary = await enumerateOwnedStorage(store, taxonomy, String(request.community_id), {
+              chunkSize: tuning.chunkSize,
+              onEntry: (prefix, n) => progress.update(`enumerating ${prefix}`, n),
+            });
+            progress.done();
+            request = await engine.freezeInventory({ requestId: String(request.id), storageSummary: summary });
+          } finally {
+            store.client.destroy();
+          }
           out.log(`inventory frozen: digest ${String(request.inventory_digest)}`);
         }
         out.result(request, keyValues(request, REQUEST_KEYS));
@@ -105,8 +97,8 @@ export const listCommand: CommandModule<object, { limit: number }> = {
   builder: (y: Argv) => y.option('limit', { type: 'number', default: 100, describe: 'at most this many (1..1000)' }) as Argv<{ limit: number }>,
   handler: (args) =>
     run(async (out) => {
-      await withSql(async (sql) => {
-        const rows = await sql`select * from community_deletion.list_requests(${args.limit}::integer)`;
+      await withEngine('deletions-cli', async (engine) => {
+        const rows = await engine.listRequests(args.limit);
         out.result(rows, table(rows, ['request_id', 'community_host', 'stage', 'state', 'requested_by', 'approved_by', 'created_at', 'explanation']));
       });
     }),
@@ -119,22 +111,23 @@ export const inspectCommand: CommandModule<object, { id: string }> = {
   handler: (args) =>
     run(async (out) => {
       const id = requireUuid(args.id);
-      await withSql(async (sql) => {
-        const [{ inspection }] = (await sql`select community_deletion.inspect(${id}::uuid) as inspection`) as unknown as [{ inspection: Row }];
-        const request = (inspection.request ?? {}) as Row;
-        const checkpoints = (inspection.checkpoints ?? []) as Row[];
+      await withEngine('deletions-cli', async (engine) => {
+        const inspection = await engine.inspect(id);
+        const schemaVersion = await engine.schemaVersion();
         const human = [
-          `${String(inspection.state ?? '')}: ${String(inspection.explanation ?? '')}`,
+          `${inspection.state}: ${inspection.explanation}`,
           '',
-          keyValues(request, REQUEST_KEYS),
+          keyValues(inspection.request, REQUEST_KEYS),
           '',
           'approval:',
-          inspection.approval ? keyValues(inspection.approval as Row) : '(none)',
+          inspection.approval ? keyValues(inspection.approval) : '(none)',
           '',
           'checkpoints:',
-          table(checkpoints, ['stage', 'unit_key', 'status', 'attempts', 'lease_generation', 'error', 'completed_at']),
+          table(inspection.checkpoints, ['stage', 'unit_key', 'status', 'attempts', 'lease_generation', 'error', 'completed_at']),
+          '',
+          `engine schema version: ${schemaVersion}`,
         ].join('\n');
-        out.result(inspection, human);
+        out.result({ ...inspection, schema_version: schemaVersion }, human);
       });
     }),
 };
@@ -154,23 +147,21 @@ export const approveCommand: CommandModule<object, ApproveArgs> = {
   handler: (args) =>
     run(async (out) => {
       const id = requireUuid(args.id);
-      let notBefore: string | null = null;
+      let notBefore: Date | null = null;
       if (args['not-before'] !== undefined) {
-        const t = new Date(args['not-before']);
-        if (Number.isNaN(t.getTime())) throw new CliError(`--not-before ${JSON.stringify(args['not-before'])} is not a time`, EXIT.usage);
-        notBefore = t.toISOString();
+        notBefore = new Date(args['not-before']);
+        if (Number.isNaN(notBefore.getTime())) throw new CliError(`--not-before ${JSON.stringify(args['not-before'])} is not a time`, EXIT.usage);
       }
       const delay = args.delay === undefined ? null : parseDelay(args.delay);
-      await withSql(async (sql) => {
-        const request = await callRequest(sql, sql`
-          select to_jsonb(r) as request from community_deletion.approve(
-            ${id}::uuid, ${args['approved-by']}, ${args.note ?? null}, ${notBefore}::timestamptz, ${delay}::interval) r`);
+      await withEngine('deletions-cli', async (engine) => {
+        const request = await engine.approve({ requestId: id, approvedBy: args['approved-by'], note: args.note ?? null, notBefore, delay });
         out.result(request, keyValues(request, REQUEST_KEYS));
       });
     }),
 };
 
-function operatorAction(name: 'abort' | 'unblock', describe: string): CommandModule<object, { id: string; by: string; reason: string }> {
+type ActionArgs = { id: string; reason: string } & Record<string, unknown>;
+function operatorAction(name: 'abort' | 'unblock', describe: string): CommandModule<object, ActionArgs> {
   const byFlag = name === 'abort' ? 'aborted-by' : 'unblocked-by';
   return {
     command: `${name} <id>`,
@@ -179,23 +170,26 @@ function operatorAction(name: 'abort' | 'unblock', describe: string): CommandMod
       y
         .positional('id', uuidArg)
         .option(byFlag, { type: 'string', demandOption: true, describe: 'operator identity' })
-        .option('reason', { type: 'string', demandOption: true, describe: 'why (kept in the audit checkpoint)' }) as unknown as Argv<{ id: string; by: string; reason: string }>,
-    handler: (args: ArgumentsCamelCase<{ id: string; by: string; reason: string }>) =>
+        .option('reason', { type: 'string', demandOption: true, describe: 'why (kept in the audit checkpoint)' }) as unknown as Argv<ActionArgs>,
+    handler: (args: ArgumentsCamelCase<ActionArgs>) =>
       run(async (out) => {
         const id = requireUuid(args.id);
-        const by = String((args as unknown as Record<string, unknown>)[byFlag]);
-        await withSql(async (sql) => {
+        const by = String(args[byFlag]);
+        await withEngine('deletions-cli', async (engine) => {
           const request =
             name === 'abort'
-              ? await callRequest(sql, sql`select to_jsonb(r) as request from community_deletion.abort(${id}::uuid, ${by}, ${args.reason}) r`)
-              : await callRequest(sql, sql`select to_jsonb(r) as request from community_deletion.unblock(${id}::uuid, ${by}, ${args.reason}) r`);
+              ? await engine.abort({ requestId: id, abortedBy: by, reason: args.reason })
+              : await engine.unblock({ requestId: id, unblockedBy: by, reason: args.reason });
           out.result(request, keyValues(request, REQUEST_KEYS));
         });
       }),
   };
 }
 
-export const abortCommand = operatorAction('abort', 'Abort a request at approved or fenced: the community becomes active again');
+export const abortCommand = operatorAction(
+  'abort',
+  'Abort a request before it is purged: withdraws it at submitted/inventoried, un-fences at approved/fenced; the community stays or becomes active',
+);
 export const unblockCommand = operatorAction('unblock', 'Clear a durable block after remediating its cause');
 
 export const statusCommand: CommandModule = {
@@ -203,17 +197,19 @@ export const statusCommand: CommandModule = {
   describe: 'Queue overview: requests by state, and what needs an operator',
   handler: () =>
     run(async (out) => {
-      await withSql(async (sql) => {
-        const rows = (await sql`select * from community_deletion.list_requests(1000)`) as unknown as Row[];
-        const byState: Record<string, number> = {};
-        for (const r of rows) byState[String(r.state)] = (byState[String(r.state)] ?? 0) + 1;
-        const attention = rows.filter((r) => r.state === 'blocked' || r.state === 'waiting_for_approval');
+      await withEngine('deletions-cli', async (engine) => {
+        // Counted in SQL over every request (queue_status), not over a page.
+        const states = await engine.queueStatus();
+        const total = states.reduce((n, s) => n + s.requests, 0);
+        const byState = Object.fromEntries(states.map((s) => [s.state, s.requests]));
+        const attentionStates = new Set(states.filter((s) => s.needs_operator).map((s) => s.state));
+        const attention = attentionStates.size === 0 ? [] : (await engine.listRequests(100)).filter((r) => attentionStates.has(r.state));
         out.result(
-          { total: rows.length, by_state: byState, needs_operator: attention },
+          { total, by_state: byState, states, needs_operator: attention },
           [
-            keyValues({ total: rows.length, ...byState }),
+            keyValues({ total, ...byState }),
             '',
-            'needs an operator:',
+            'needs an operator (newest 100 requests):',
             table(attention, ['request_id', 'community_host', 'stage', 'state', 'explanation']),
           ].join('\n'),
         );

@@ -51,7 +51,7 @@ const victims = new Map<string, Running>();
 for (const [boundary] of BOUNDARIES) {
   victims.set(
     boundary,
-    startDeletions(['run', requests.get(boundary)!, '--executor-id', `victim-${boundary}`], victimEnv(env, boundary)),
+    startDeletions(['run', requests.get(boundary)!, '--executor-id', `victim-${boundary}`], victimEnv(env), { pauseAt: boundary }),
   );
 }
 

@@ -47,7 +47,7 @@ const countVersions = async (prefix: string) => {
 };
 
 t.test('killed after chunk 0 is deleted from S3 but before its stamp', async (t) => {
-  const victim = startDeletions(['run', requestId, '--executor-id', 'victim'], victimEnv(env, 'chunk_deleted:0'));
+  const victim = startDeletions(['run', requestId, '--executor-id', 'victim'], victimEnv(env), { pauseAt: 'chunk_deleted:0' });
   t.equal(await victim.paused, 'chunk_deleted:0', 'the executor reached the boundary');
 
   const chunks = await sql<{ chunk_no: number; prefix: string; n: number; stamped: boolean }[]>`

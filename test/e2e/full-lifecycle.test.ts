@@ -59,6 +59,15 @@ t.test('usage errors exit 2', async (t) => {
   t.match(missingFlag.stderr, /requested-by/, 'the missing option is named on stderr');
   t.equal(missingFlag.stdout.trim(), '', 'nothing but JSON ever goes to stdout');
 
+  // An empty shell variable given as --host is refused; it never falls back to RELAY_URL.
+  for (const blank of ['', '   ']) {
+    const r = await deletions(['submit', '--host', blank, '--requested-by', 'alice@ops'], { ...env, RELAY_URL: `https://${target.host}/` });
+    t.equal(r.code, 2, `--host ${JSON.stringify(blank)}: ${show(r)}`);
+    t.match(r.json, { error: /--host is empty/ });
+  }
+  const [opened] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.requests`;
+  t.equal(opened!.n, 0, 'no request was opened for the relay\'s community');
+
   const unknownRequest = await deletions(['inspect', '00000000-0000-4000-8000-000000000000'], env);
   t.equal(unknownRequest.code, 2, show(unknownRequest));
   t.match(unknownRequest.json, { sqlstate: 'DL1N1' });
@@ -120,7 +129,9 @@ t.test('approve as bob, then run to retention_pending', async (t) => {
   subscriber.on('message', (_channel: string, message: string) => messages.push(message));
   await subscriber.subscribe(`buzz:${target.id}:conn-control`);
 
-  const run = await deletions(['run', requestId, '--executor-id', 'e2e-executor'], env);
+  // The shipped CLI has no test pause switch: a stray variable of the old
+  // test hook must not hold the lease (the tests pause through test/helpers/pausing-cli.ts).
+  const run = await deletions(['run', requestId, '--executor-id', 'e2e-executor'], { ...env, DELETIONS_TEST_PAUSE_AT: 'after:fenced' });
   t.equal(run.code, 0, show(run));
   t.equal(run.stdout.trim().split('\n').length, 1, 'exactly one line on stdout');
   t.match(run.json, { kind: 'completed', requestId });

@@ -23,7 +23,7 @@ const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id
 
 t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit 0', async (t) => {
   // Default 60 s lease: only a real release lets the next run claim at once.
-  const worker = startDeletions(['worker', '--executor-id', 'worker-1'], { ...env, DELETIONS_HEARTBEAT_SECONDS: '1', DELETIONS_TEST_PAUSE_AT: 'after:fenced' });
+  const worker = startDeletions(['worker', '--executor-id', 'worker-1'], { ...env, DELETIONS_HEARTBEAT_SECONDS: '1' }, { pauseAt: 'after:fenced' });
   t.equal(await worker.paused, 'after:fenced');
   // The worker's liveness row appears with its first heartbeat.
   await waitFor(async () => {

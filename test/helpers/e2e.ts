@@ -10,12 +10,16 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { Redis } from 'ioredis';
 import type postgres from 'postgres';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
+import { EngineClient } from '../../src/engine.js';
 import type { S3Store } from '../../src/s3.js';
 import { approveAsSecondLogin, APPROVER_LOGIN, urlAs, type TestDatabase } from './db.js';
 import type { TestBucket } from './moto.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const bin = path.join(root, 'bin', 'deletions');
+/** The test-only entry that pauses the executor at a named boundary (pausing-cli.ts). */
+const pausingCli = path.join(root, 'test', 'helpers', 'pausing-cli.ts');
+const tsxLoader = `file://${path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')}`;
 export const REDIS_URL = process.env.REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
 export const RUNNABLE_STAGES = ['approved', 'fenced', 'drained', 'bindings_removed', 'postgres_purged', 'cache_purged', 'logically_verified'] as const;
 
@@ -111,9 +115,18 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** Starts bin/deletions; the caller may wait for a test pause, kill it, or await it. */
-export function startDeletions(args: string[], env: Env, options: { timeoutMs?: number } = {}): Running {
-  const child = spawn(bin, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts bin/deletions; the caller may wait for a test pause, kill it, or
+ * await it. With pauseAt, the CLI runs through the test-only entry point
+ * that stops the executor at that boundary (the shipped CLI has no such switch).
+ */
+export function startDeletions(args: string[], env: Env, options: { timeoutMs?: number; pauseAt?: string } = {}): Running {
+  const child =
+    options.pauseAt === undefined
+      ? spawn(bin, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(process.execPath, ['--import', tsxLoader, pausingCli, options.pauseAt, ...args], {
+          env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'],
+        });
   live.add(child);
   let stdout = '';
   let stderr = '';
@@ -255,7 +268,7 @@ export { fingerprint, type Fingerprint } from '../../src/dev/fingerprint.js';
 export async function submitAndApprove(sql: postgres.Sql, store: S3Store, host: string, options: { chunkSize?: number } = {}): Promise<string> {
   const [req] = await sql<{ id: string; community_id: string }[]>`
     select id, community_id from community_deletion.submit(${host}, 'alice@ops', 'e2e test')`;
-  const taxonomy = await loadTaxonomy(sql);
+  const taxonomy = await loadTaxonomy(new EngineClient(sql));
   const summary = await enumerateOwnedStorage(store, taxonomy, req!.community_id, { chunkSize: options.chunkSize ?? 10_000 });
   await sql`select 1 from community_deletion.freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
   await approveAsSecondLogin(sql, req!.id, 'bob@ops', 'e2e approval');
@@ -317,9 +330,9 @@ export async function expireLease(sql: postgres.Sql, id: string): Promise<void> 
   if (rows.length !== 1) throw new Error(`request ${id} has no lease to expire`);
 }
 
-/** Environment for a victim executor: a lease no busy machine can lose, heartbeats, a pause point. */
-export function victimEnv(env: Env, boundary: string): Env {
-  return { ...env, DELETIONS_LEASE_SECONDS: '3600', DELETIONS_HEARTBEAT_SECONDS: '5', DELETIONS_TEST_PAUSE_AT: boundary };
+/** Environment for a victim executor: a lease no busy machine can lose, and heartbeats (pause it with startDeletions' pauseAt). */
+export function victimEnv(env: Env): Env {
+  return { ...env, DELETIONS_LEASE_SECONDS: '3600', DELETIONS_HEARTBEAT_SECONDS: '5' };
 }
 
 /** PutObject many keys with modest concurrency; returns each key's new version id. */

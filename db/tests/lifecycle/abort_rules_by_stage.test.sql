@@ -1,20 +1,29 @@
--- community_deletion.abort: only at approved or fenced (DL2S1 before and from drained
--- on, DL2T1 when terminal), refused while serving leases are live (DL5D1);
--- restores the community (active, pre-quiesce archived_at, fence generation + 1),
--- terminalises the request with an audit checkpoint, invalidates every token,
--- and a fresh request may follow.
+-- community_deletion.abort: at submitted or inventoried a withdrawal (the
+-- community untouched); at approved or fenced it restores the community
+-- (active, pre-quiesce archived_at, fence generation + 1); never from drained
+-- on (DL2S1), DL2T1 when terminal, refused while serving leases are live
+-- (DL5D1). It terminalises the request with an audit checkpoint, invalidates
+-- every token, and a fresh request may follow.
 begin;
-select plan(30);
+select plan(33);
 \ir ../fixtures/lifecycle.sql
 
 -- Refusals by stage.
 select tests.seed_community('abort-submitted.example', 1) as c1 \gset
 select id as r_submitted from community_deletion.submit('abort-submitted.example', 'alice') \gset
-select throws_ok(format($$ select community_deletion.abort(%L, 'carol', 'x') $$, :'r_submitted'), 'DL2S1', null,
-  'a submitted request cannot be aborted');
+select deletion_fence_generation as c1_generation from public.communities where id = :'c1' \gset
+select is((select stage from community_deletion.abort(:'r_submitted', 'carol', 'filed by mistake')), 'aborted',
+  'a submitted request is withdrawn');
+select is((select (deletion_state, deletion_fence_generation)::text from public.communities where id = :'c1'),
+  format('(active,%s)', :'c1_generation'), 'a withdrawal leaves the community exactly as it was');
+select is((select detail->>'withdrawn' from community_deletion.checkpoints
+            where request_id = :'r_submitted' and unit_key like 'operator_abort:%'), 'true',
+  'with the same audit evidence (an operator_abort checkpoint)');
+select lives_ok($$ select community_deletion.submit('abort-submitted.example', 'alice', 'the right one') $$,
+  'a fresh request for the community may follow at once');
 select tests.lc_inventoried('abort-inventoried.example') as r_inventoried \gset
-select throws_ok(format($$ select community_deletion.abort(%L, 'carol', 'x') $$, :'r_inventoried'), 'DL2S1', null,
-  'an inventoried request cannot be aborted');
+select is((select stage from community_deletion.abort(:'r_inventoried', 'carol', 'not this one')), 'aborted',
+  'an inventoried request is withdrawn');
 select tests.lc_approved('abort-drained.example') as r_drained \gset
 select tests.lc_force_fenced(:'r_drained', 1) \g /dev/null
 select tests.lc_force(format($$ update community_deletion.requests set stage = 'drained' where id = %L $$, :'r_drained')) \g /dev/null

@@ -2,7 +2,7 @@
 -- stage, only approved … logically_verified runnable, two terminal stages;
 -- the community lock key is stable forever; stored text is bounded.
 begin;
-select plan(12);
+select plan(14);
 
 select is(
   (select array_agg(s order by community_deletion._stage_order(s))
@@ -43,8 +43,11 @@ select isnt(community_deletion._community_lock_key('0d6c2a3e-8b1f-4c55-9d7a-1e2f
             community_deletion._community_lock_key('0d6c2a3e-8b1f-4c56-9d7a-1e2f3a4b5c6d'),
   'different communities get different lock keys');
 
-select is(community_deletion._bound_text(repeat('é', 5000), 4096), repeat('é', 4096),
-  'bound text keeps at most the limit in characters');
+select is(community_deletion._bound_text(repeat('é', 5000), 4096), repeat('é', 2048),
+  'bound text keeps at most the limit in UTF-8 bytes (é is 2 bytes)');
+select is(community_deletion._bound_text('a' || repeat('😀', 10), 10), 'a😀😀',
+  'and never cuts a character in half (a 4-byte emoji that would not fit is dropped whole)');
+select is(community_deletion._bound_text(repeat('x', 4096), 4096), repeat('x', 4096), 'a text at the limit is kept whole');
 select is(community_deletion._bound_text(null, 10), null, 'bound text keeps null');
 
 select * from finish();

@@ -21,11 +21,11 @@ select throws_ok(format($$ update community_deletion.requests
   'DL2S1', null, 'drained -> aborted is refused: objects may already be gone');
 
 select tests.lc_inventoried('forward-early.example') as rid2 \gset
-select throws_ok(format($$ update community_deletion.requests
-   set stage = 'aborted', aborted_by = 'x', abort_reason = 'y', aborted_at = now(), completed_at = now() where id = %L $$, :'rid2'),
-  'DL2S1', null, 'inventoried -> aborted is refused (abort is for approved or fenced)');
 select throws_ok(format($$ update community_deletion.requests set stage = 'submitted' where id = %L $$, :'rid2'),
   'DL2S1', null, 'inventoried -> submitted is refused');
+select lives_ok(format($$ update community_deletion.requests
+   set stage = 'aborted', aborted_by = 'x', abort_reason = 'y', aborted_at = now(), completed_at = now() where id = %L $$, :'rid2'),
+  'inventoried -> aborted is allowed (a withdrawal: nothing ran yet)');
 
 select tests.lc_approved('forward-terminal.example') as rid3 \gset
 select 1 from community_deletion.abort(:'rid3', 'carol', 'cancel') \g /dev/null
