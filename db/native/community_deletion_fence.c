@@ -31,6 +31,16 @@
  * early check's per-statement list, in backend memory a client cannot reach.
  * The state is read by name (public.communities, its primary key), never
  * through a caller's search_path.
+ *
+ * Builds against PostgreSQL 15 to 18. Of the backend API used here, only two
+ * things changed in that range (the PG_VERSION_NUM guards below):
+ *   17: PGPROC's lxid moved into PGPROC.vxid (MyProc->vxid.lxid);
+ *   18: RelationGetPrimaryKeyIndex(rel, deferrable_ok) — false keeps the
+ *       15–17 meaning (no index when the primary key is DEFERRABLE).
+ * Everything else (LookupFuncName, systable_*, tuplestore_*, set_config_option,
+ * GetConfigOption, GetLatestSnapshot, SPI_fnumber, MakeSingleTupleTableSlot,
+ * try_table_open, pg_class_aclcheck, the xact/relcache callbacks, …) has the
+ * same signature and meaning in 15, 16, 17 and 18.
  */
 #include "postgres.h"
 
@@ -68,6 +78,20 @@
 #include "utils/uuid.h"
 
 PG_MODULE_MAGIC;
+
+/* The local id of this backend's current top-level transaction. */
+#if PG_VERSION_NUM >= 170000
+#define CURRENT_LXID() (MyProc->vxid.lxid)
+#else
+#define CURRENT_LXID() (MyProc->lxid)
+#endif
+
+/* The primary key index, InvalidOid when there is none or it is DEFERRABLE. */
+#if PG_VERSION_NUM >= 180000
+#define PRIMARY_KEY_INDEX(rel) RelationGetPrimaryKeyIndex((rel), false)
+#else
+#define PRIMARY_KEY_INDEX(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
 
 /* Must equal community_deletion._community_lock_key (pinned by a pgTAP test). */
 #define COMMUNITY_LOCK_SALT INT64CONST(7165065848772979813)
@@ -176,7 +200,7 @@ communities_shape(void)
 	desc = RelationGetDescr(rel);
 	id_attnum = SPI_fnumber(desc, "id");
 	state_attnum = SPI_fnumber(desc, "deletion_state");
-	indexid = RelationGetPrimaryKeyIndex(rel);
+	indexid = PRIMARY_KEY_INDEX(rel);
 	usable = rel->rd_rel->relkind == RELKIND_RELATION && OidIsValid(indexid) &&
 		id_attnum > 0 && TupleDescAttr(desc, id_attnum - 1)->atttypid == UUIDOID &&
 		state_attnum > 0 && TupleDescAttr(desc, state_attnum - 1)->atttypid == TEXTOID;
@@ -443,10 +467,10 @@ cd_fence_early(PG_FUNCTION_ARGS)
 		return DECIDE_EARLY(fcinfo);
 	memcpy(&community, DatumGetUUIDP(d), sizeof(pg_uuid_t));
 
-	if (early_checked_lxid != MyProc->lxid)
+	if (early_checked_lxid != CURRENT_LXID())
 	{
 		early_checked_clear();
-		early_checked_lxid = MyProc->lxid;
+		early_checked_lxid = CURRENT_LXID();
 	}
 	for (i = 0; i < early_checked_count; i++)
 		if (memcmp(&early_checked[i], &community, sizeof(pg_uuid_t)) == 0)
