@@ -621,6 +621,189 @@ $$;
 ALTER FUNCTION community_deletion._fence_trigger_problems(p_table regclass) OWNER TO community_deletion_owner;
 
 --
+-- Name: _stage_is_fenced(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_is_fenced(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce((select s.fenced from community_deletion._stages() s where s.stage = _stage_is_fenced.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_fenced(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_is_runnable(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_is_runnable(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce((select s.runnable from community_deletion._stages() s where s.stage = _stage_is_runnable.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_runnable(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_is_terminal(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_is_terminal(stage text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce((select s.terminal from community_deletion._stages() s where s.stage = _stage_is_terminal.stage), false)
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_is_terminal(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _stage_order(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._stage_order(stage text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select s.stage_order from community_deletion._stages() s where s.stage = _stage_order.stage
+$$;
+
+
+ALTER FUNCTION community_deletion._stage_order(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: requests; Type: TABLE; Schema: community_deletion; Owner: postgres
+--
+
+CREATE TABLE community_deletion.requests (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    community_id uuid NOT NULL,
+    community_host text NOT NULL,
+    stage text DEFAULT 'submitted'::text NOT NULL,
+    requested_by text NOT NULL,
+    reason text,
+    schema_manifest jsonb,
+    storage_manifest jsonb,
+    inventory_manifest jsonb,
+    inventory_digest text,
+    inventory_frozen_at timestamp with time zone,
+    destructive_storage_manifest jsonb,
+    destructive_storage_frozen_at timestamp with time zone,
+    fence_generation bigint,
+    lease_owner text,
+    lease_generation bigint DEFAULT 0 NOT NULL,
+    lease_until timestamp with time zone,
+    attempts integer DEFAULT 0 NOT NULL,
+    retry_stage text,
+    retry_count integer DEFAULT 0 NOT NULL,
+    last_error text,
+    last_error_at timestamp with time zone,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    blocked_at timestamp with time zone,
+    blocked_reason text,
+    pre_quiesce_archived_at timestamp with time zone,
+    quiescing_started_at timestamp with time zone,
+    aborted_by text,
+    abort_reason text,
+    aborted_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    requested_login text,
+    CONSTRAINT requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
+    CONSTRAINT requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
+    CONSTRAINT requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
+    CONSTRAINT requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
+    CONSTRAINT requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT requests_fenced_stages_have_generation CHECK (((NOT community_deletion._stage_is_fenced(stage)) OR (fence_generation IS NOT NULL))),
+    CONSTRAINT requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
+    CONSTRAINT requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
+    CONSTRAINT requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
+    CONSTRAINT requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
+    CONSTRAINT requests_retry_stage_is_valid CHECK (((retry_stage IS NULL) OR community_deletion._stage_is_runnable(retry_stage))),
+    CONSTRAINT requests_stage_is_valid CHECK ((community_deletion._stage_order(stage) IS NOT NULL)),
+    CONSTRAINT requests_terminal_holds_no_lease CHECK (((NOT community_deletion._stage_is_terminal(stage)) OR (lease_owner IS NULL))),
+    CONSTRAINT requests_terminal_is_completed CHECK ((community_deletion._stage_is_terminal(stage) = (completed_at IS NOT NULL)))
+);
+
+
+ALTER TABLE community_deletion.requests OWNER TO postgres;
+
+--
+-- Name: _finish_postgres_purge(community_deletion.requests, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._finish_postgres_purge(p_request community_deletion.requests, p_owner text, p_generation bigint, p_fence_generation bigint) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_totals jsonb := community_deletion._purge_totals(p_request.id, 'bindings_removed');
+  v_result jsonb;
+begin
+  if jsonb_array_length(v_totals -> 'pending') > 0 then
+    raise exception 'request %: the PostgreSQL purge is not finished; still to purge: %', p_request.id,
+      (select string_agg(u, ', ') from jsonb_array_elements_text(v_totals -> 'pending') u)
+      using errcode = 'DL6P1',
+            hint = 'Run community_deletion.purge_postgres_batch until it returns "done": true.';
+  end if;
+  if not community_deletion._tombstone_community(p_request.community_id, p_fence_generation) then
+    raise exception 'request %: community % is no longer fenced at generation %; nothing was tombstoned',
+      p_request.id, p_request.community_id, p_fence_generation
+      using errcode = 'DL4L1';
+  end if;
+  perform community_deletion._prove_postgres_absence(p_request.id, p_request.community_id, p_fence_generation);
+  v_result := jsonb_build_object('deleted', v_totals -> 'deleted', 'provenance_cleared', v_totals -> 'provenance_cleared');
+  perform community_deletion._advance(p_request.id, p_owner, p_generation, 'bindings_removed', 'postgres_purged', p_fence_generation);
+  perform community_deletion._checkpoint(p_request.id, 'bindings_removed', 'postgres_tombstone_committed', 'completed',
+    p_generation, v_result || jsonb_build_object('fence_generation', p_fence_generation));
+  return v_result;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._finish_postgres_purge(p_request community_deletion.requests, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _foreign_key_index_problems(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(array_agg(
+           format('foreign key %s (%s) references %s but no index leads with (%s)',
+                  k.conname, k.columns, k.referenced, k.columns)
+           order by k.conname collate "C"), '{}')
+    from (select c.conname::text as conname, c.conkey,
+                 (select string_agg(quote_ident(a.attname), ', ' order by array_position(c.conkey, a.attnum))
+                    from pg_catalog.pg_attribute a
+                   where a.attrelid = c.conrelid and a.attnum = any (c.conkey)) as columns,
+                 community_deletion._table_label(rn.nspname::text, rc.relname::text) as referenced
+            from pg_catalog.pg_constraint c
+            join pg_catalog.pg_class rc on rc.oid = c.confrelid
+            join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
+           where c.conrelid = p_table and c.contype = 'f'
+             and exists (select 1 from community_deletion.registered_tables r
+                          where r.kind = 'scoped' and r.schema_name = rn.nspname::text and r.table_name = rc.relname::text)) k
+   where not exists (
+     select 1 from pg_catalog.pg_index i
+      where i.indrelid = p_table and i.indisvalid and i.indpred is null
+        and i.indnkeyatts >= cardinality(k.conkey)
+        and (select array_agg(i.indkey[s] order by i.indkey[s]) from generate_series(0, cardinality(k.conkey) - 1) s)
+            = (select array_agg(x order by x) from unnest(k.conkey) x))
+$$;
+
+
+ALTER FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) OWNER TO community_deletion_owner;
+
+--
 -- Name: _guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1091,6 +1274,110 @@ $$;
 ALTER FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _purge_batch(uuid, uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  v_unit record;
+  v_status text;
+  v_detail jsonb;
+  v_allowed bigint;
+  v_rows bigint;
+  v_removed bigint := 0;
+begin
+  if p_budget is not null and p_budget < 1 then
+    raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
+  end if;
+  for v_unit in
+    select u.unit_key, u.schema_name, u.table_name, u.community_column, u.nulls_column
+      from (select 1 as phase, 0 as purge_order, l.label, 'clear_provenance:' || l.label as unit_key,
+                   t.schema_name, t.table_name, t.community_column, true as nulls_column
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+             where t.kind = 'provenance'
+            union all
+            select 2, t.purge_order, l.label, 'purge:' || l.label,
+                   t.schema_name, t.table_name, t.community_column, false
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+             where t.kind = 'scoped') u
+     order by u.phase, u.purge_order, u.label collate "C"
+  loop
+    select cp.status, cp.detail into v_status, v_detail
+      from community_deletion.checkpoints cp
+     where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
+    continue when v_status = 'completed';
+    v_allowed := case when p_budget is null then null else p_budget - v_removed end;
+    if v_allowed = 0 then
+      return jsonb_build_object('rows', v_removed, 'done', false);
+    end if;
+    if v_unit.nulls_column then
+      execute format('update %1$I.%2$I set %3$I = null where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        using p_community, v_allowed;
+    else
+      execute format('delete from %1$I.%2$I where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        using p_community, v_allowed;
+    end if;
+    get diagnostics v_rows = row_count;
+    v_removed := v_removed + v_rows;
+    perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
+      case when v_allowed is null or v_rows < v_allowed then 'completed' else 'started' end, p_generation,
+      jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_rows,
+                         'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1));
+    if v_allowed is not null and v_rows = v_allowed then
+      -- The budget is spent and this table may hold more: the next batch goes on here.
+      return jsonb_build_object('rows', v_removed, 'done', false);
+    end if;
+  end loop;
+  return jsonb_build_object('rows', v_removed, 'done', true);
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _purge_totals(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._purge_totals(p_request_id uuid, p_stage text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  with units as (
+    select t.kind, l.label,
+           case t.kind when 'scoped' then 'purge:' else 'clear_provenance:' end || l.label as unit_key,
+           case t.kind when 'scoped' then 2 else 1 end as phase, coalesce(t.purge_order, 0) as purge_order
+      from community_deletion.registered_tables t
+      cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+     where t.kind in ('scoped', 'provenance')),
+  done as (
+    select u.*, coalesce((cp.detail ->> 'rows')::bigint, 0) as rows, coalesce(cp.status = 'completed', false) as completed
+      from units u
+      left join community_deletion.checkpoints cp
+        on cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = u.unit_key)
+  select jsonb_build_object(
+    'deleted', coalesce((select jsonb_object_agg(d.label, d.rows) from done d where d.kind = 'scoped'), '{}'::jsonb),
+    'provenance_cleared', coalesce((select jsonb_object_agg(d.label, d.rows) from done d where d.kind = 'provenance'), '{}'::jsonb),
+    'purged_rows', (select coalesce(sum(d.rows), 0) from done d where d.kind = 'scoped'),
+    'inventoried_rows', (select coalesce(sum(c.value::bigint), 0)
+                           from community_deletion.requests r
+                           cross join lateral jsonb_each_text(coalesce(r.schema_manifest -> 'row_counts', '{}'::jsonb)) c
+                          where r.id = p_request_id),
+    'pending', coalesce((select jsonb_agg(d.unit_key order by d.phase, d.purge_order, d.label collate "C")
+                           from done d where not d.completed), '[]'::jsonb))
+$$;
+
+
+ALTER FUNCTION community_deletion._purge_totals(p_request_id uuid, p_stage text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _reattach_early_fences(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1204,62 +1491,6 @@ $$;
 ALTER FUNCTION community_deletion._registered_relation(p_schema text, p_table text) OWNER TO community_deletion_owner;
 
 --
--- Name: _stage_is_fenced(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._stage_is_fenced(stage text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select coalesce((select s.fenced from community_deletion._stages() s where s.stage = _stage_is_fenced.stage), false)
-$$;
-
-
-ALTER FUNCTION community_deletion._stage_is_fenced(stage text) OWNER TO community_deletion_owner;
-
---
--- Name: _stage_is_runnable(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._stage_is_runnable(stage text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select coalesce((select s.runnable from community_deletion._stages() s where s.stage = _stage_is_runnable.stage), false)
-$$;
-
-
-ALTER FUNCTION community_deletion._stage_is_runnable(stage text) OWNER TO community_deletion_owner;
-
---
--- Name: _stage_is_terminal(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._stage_is_terminal(stage text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select coalesce((select s.terminal from community_deletion._stages() s where s.stage = _stage_is_terminal.stage), false)
-$$;
-
-
-ALTER FUNCTION community_deletion._stage_is_terminal(stage text) OWNER TO community_deletion_owner;
-
---
--- Name: _stage_order(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._stage_order(stage text) RETURNS integer
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select s.stage_order from community_deletion._stages() s where s.stage = _stage_order.stage
-$$;
-
-
-ALTER FUNCTION community_deletion._stage_order(stage text) OWNER TO community_deletion_owner;
-
---
 -- Name: approvals; Type: TABLE; Schema: community_deletion; Owner: postgres
 --
 
@@ -1278,64 +1509,6 @@ CREATE TABLE community_deletion.approvals (
 
 
 ALTER TABLE community_deletion.approvals OWNER TO postgres;
-
---
--- Name: requests; Type: TABLE; Schema: community_deletion; Owner: postgres
---
-
-CREATE TABLE community_deletion.requests (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    community_id uuid NOT NULL,
-    community_host text NOT NULL,
-    stage text DEFAULT 'submitted'::text NOT NULL,
-    requested_by text NOT NULL,
-    reason text,
-    schema_manifest jsonb,
-    storage_manifest jsonb,
-    inventory_manifest jsonb,
-    inventory_digest text,
-    inventory_frozen_at timestamp with time zone,
-    destructive_storage_manifest jsonb,
-    destructive_storage_frozen_at timestamp with time zone,
-    fence_generation bigint,
-    lease_owner text,
-    lease_generation bigint DEFAULT 0 NOT NULL,
-    lease_until timestamp with time zone,
-    attempts integer DEFAULT 0 NOT NULL,
-    retry_stage text,
-    retry_count integer DEFAULT 0 NOT NULL,
-    last_error text,
-    last_error_at timestamp with time zone,
-    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
-    blocked_at timestamp with time zone,
-    blocked_reason text,
-    pre_quiesce_archived_at timestamp with time zone,
-    quiescing_started_at timestamp with time zone,
-    aborted_by text,
-    abort_reason text,
-    aborted_at timestamp with time zone,
-    completed_at timestamp with time zone,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    requested_login text,
-    CONSTRAINT requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
-    CONSTRAINT requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
-    CONSTRAINT requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
-    CONSTRAINT requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
-    CONSTRAINT requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT requests_fenced_stages_have_generation CHECK (((NOT community_deletion._stage_is_fenced(stage)) OR (fence_generation IS NOT NULL))),
-    CONSTRAINT requests_inventory_frozen_after_submitted CHECK (((stage = ANY (ARRAY['submitted'::text, 'aborted'::text])) OR ((inventory_digest IS NOT NULL) AND (inventory_manifest IS NOT NULL) AND (schema_manifest IS NOT NULL) AND (storage_manifest IS NOT NULL) AND (inventory_frozen_at IS NOT NULL)))),
-    CONSTRAINT requests_lease_is_whole CHECK (((lease_owner IS NULL) = (lease_until IS NULL))),
-    CONSTRAINT requests_lease_owner_is_present CHECK ((btrim(lease_owner) <> ''::text)),
-    CONSTRAINT requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
-    CONSTRAINT requests_retry_stage_is_valid CHECK (((retry_stage IS NULL) OR community_deletion._stage_is_runnable(retry_stage))),
-    CONSTRAINT requests_stage_is_valid CHECK ((community_deletion._stage_order(stage) IS NOT NULL)),
-    CONSTRAINT requests_terminal_holds_no_lease CHECK (((NOT community_deletion._stage_is_terminal(stage)) OR (lease_owner IS NULL))),
-    CONSTRAINT requests_terminal_is_completed CHECK ((community_deletion._stage_is_terminal(stage) = (completed_at IS NOT NULL)))
-);
-
-
-ALTER TABLE community_deletion.requests OWNER TO postgres;
 
 --
 -- Name: _request_state(community_deletion.requests, community_deletion.approvals); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -2769,6 +2942,42 @@ COMMENT ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, 
 
 
 --
+-- Name: finish_postgres_purge(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
+begin
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  return community_deletion._finish_postgres_purge(v_request, p_owner, p_generation, p_fence_generation);
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: after the batches, prove every table empty, tombstone the community and move to postgres_purged.';
+
+
+--
 -- Name: freeze_destructive_manifest(uuid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -3611,53 +3820,16 @@ declare
   p_generation alias for $3;
   p_fence_generation alias for $4;
   v_request community_deletion.requests;
-  v_table record;
-  v_rows bigint;
-  v_deleted jsonb := '{}'::jsonb;
-  v_cleared jsonb := '{}'::jsonb;
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
-
-  for v_table in
-    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
-      from community_deletion.registered_tables t where t.kind = 'provenance' order by 1
-  loop
-    execute format('update %I.%I set %I = null where %I = $1', v_table.schema_name, v_table.table_name,
-                   v_table.community_column, v_table.community_column)
-      using v_request.community_id;
-    get diagnostics v_rows = row_count;
-    v_cleared := v_cleared || jsonb_build_object(v_table.label, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'clear_provenance:' || v_table.label,
-      'completed', p_generation, jsonb_build_object('rows', v_rows));
-  end loop;
-
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
-  for v_table in
-    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name
-      from community_deletion.registered_tables t where t.kind = 'scoped' order by t.purge_order
-  loop
-    execute format('delete from %I.%I where community_id = $1', v_table.schema_name, v_table.table_name)
-      using v_request.community_id;
-    get diagnostics v_rows = row_count;
-    v_deleted := v_deleted || jsonb_build_object(v_table.label, v_rows);
-    perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'purge:' || v_table.label,
-      'completed', p_generation, jsonb_build_object('rows', v_rows));
-  end loop;
+  perform community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation, null);
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
-
-  if not community_deletion._tombstone_community(v_request.community_id, p_fence_generation) then
-    raise exception 'request %: community % is no longer fenced at generation %; nothing was purged',
-      p_request_id, v_request.community_id, p_fence_generation
-      using errcode = 'DL4L1';
-  end if;
-
-  perform community_deletion._advance(p_request_id, p_owner, p_generation, 'bindings_removed', 'postgres_purged', p_fence_generation);
-  perform community_deletion._checkpoint(p_request_id, 'bindings_removed', 'postgres_tombstone_committed', 'completed',
-    p_generation, jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared,
-                                     'fence_generation', p_fence_generation));
-  return jsonb_build_object('deleted', v_deleted, 'provenance_cleared', v_cleared);
+  return community_deletion._finish_postgres_purge(v_request, p_owner, p_generation, p_fence_generation);
 end;
 $_$;
 
@@ -3668,7 +3840,52 @@ ALTER FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id te
 -- Name: FUNCTION purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: delete the community''s rows in purge order and tombstone it.';
+COMMENT ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: the whole PostgreSQL purge and the tombstone in one transaction (grows with the tenant; the executor uses the batched path).';
+
+
+--
+-- Name: purge_postgres_batch(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
+  v_batch jsonb;
+  v_totals jsonb;
+begin
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
+  -- Verified again under the community lock: a successor's batch or an abort
+  -- that went first is seen now.
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+  v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
+    (select s.purge_batch_rows from community_deletion.settings s));
+  perform set_config('community_deletion.read_state_hard_delete', 'off', true);
+  v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
+  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows rows) in its own transaction, resuming from the checkpoints.';
 
 
 --
@@ -4285,7 +4502,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 10
+  select 11
 $$;
 
 
@@ -5212,6 +5429,7 @@ begin
                         then 'no valid index leads with ' || r.community_column end], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
+                 || community_deletion._foreign_key_index_problems(x.rel)
                    as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
@@ -5584,16 +5802,25 @@ CREATE TABLE community_deletion.settings (
     lock_timeout interval DEFAULT '00:00:05'::interval NOT NULL,
     serving_lease_quiescing_cap interval DEFAULT '00:10:00'::interval NOT NULL,
     allow_same_login_approval boolean DEFAULT false NOT NULL,
+    purge_batch_rows integer DEFAULT 5000 NOT NULL,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
     CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
     CONSTRAINT settings_is_singleton CHECK (singleton),
     CONSTRAINT settings_lock_timeout_is_bounded CHECK (((lock_timeout > '00:00:00'::interval) AND (lock_timeout <= '01:00:00'::interval))),
+    CONSTRAINT settings_purge_batch_rows_is_bounded CHECK (((purge_batch_rows >= 1) AND (purge_batch_rows <= 1000000))),
     CONSTRAINT settings_serving_lease_quiescing_cap_is_positive CHECK ((serving_lease_quiescing_cap > '00:00:00'::interval))
 );
 
 
 ALTER TABLE community_deletion.settings OWNER TO postgres;
+
+--
+-- Name: COLUMN settings.purge_batch_rows; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The most rows one batch of the PostgreSQL purge removes or nulls (community_deletion.purge_postgres_batch): one short transaction each.';
+
 
 --
 -- Name: stages; Type: VIEW; Schema: community_deletion; Owner: postgres
@@ -8664,6 +8891,28 @@ REVOKE ALL ON FUNCTION community_deletion._fence_trigger_problems(p_table regcla
 
 
 --
+-- Name: TABLE requests; Type: ACL; Schema: community_deletion; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.requests TO community_deletion_owner;
+GRANT SELECT ON TABLE community_deletion.requests TO community_deletion_operator;
+
+
+--
+-- Name: FUNCTION _finish_postgres_purge(p_request community_deletion.requests, p_owner text, p_generation bigint, p_fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._finish_postgres_purge(p_request community_deletion.requests, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _foreign_key_index_problems(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _has_leading_index(p_table regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -8797,6 +9046,20 @@ REVOKE ALL ON FUNCTION community_deletion._provenance_guard_problems(p_table reg
 
 
 --
+-- Name: FUNCTION _purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _purge_totals(p_request_id uuid, p_stage text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._purge_totals(p_request_id uuid, p_stage text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _reattach_early_fences(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -8823,14 +9086,6 @@ REVOKE ALL ON FUNCTION community_deletion._registered_relation(p_schema text, p_
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.approvals TO community_deletion_owner;
 GRANT SELECT ON TABLE community_deletion.approvals TO community_deletion_operator;
-
-
---
--- Name: TABLE requests; Type: ACL; Schema: community_deletion; Owner: postgres
---
-
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community_deletion.requests TO community_deletion_owner;
-GRANT SELECT ON TABLE community_deletion.requests TO community_deletion_operator;
 
 
 --
@@ -9028,6 +9283,14 @@ GRANT ALL ON FUNCTION community_deletion.fence(request_id uuid, executor_id text
 
 
 --
+-- Name: FUNCTION finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
+
+
+--
 -- Name: FUNCTION freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -9154,6 +9417,14 @@ GRANT ALL ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executo
 
 REVOKE ALL ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
 
 
 --
@@ -9951,4 +10222,4 @@ INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, k
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('media_sidecar', 'owned', '_meta/{community}/', E'^_meta/{community}/[0-9a-f]{64}\\.json$', 'media', 'media sidecar metadata for a blob');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('thumbnail', 'shared', 'thumbs/', '^thumbs/[0-9a-f]{64}$', 'media', 'content-addressed thumbnail');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('upload_attribution', 'owned', '_uploads/{community}/', E'^_uploads/{community}/[0-9a-f]{64}\\.json$', 'media', 'upload attribution record');
-INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false');
+INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '5000');

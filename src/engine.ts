@@ -11,7 +11,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** A pool or a transaction: anything postgres.js can run a tagged query on. */
 export type Queryable = postgres.Sql | postgres.TransactionSql;
@@ -121,6 +121,24 @@ export interface KeyChunk {
   chunkNo: number;
   prefix: string;
   entries: ManifestEntry[];
+}
+
+/** One batch of the PostgreSQL purge (purge_postgres_batch). */
+export interface PurgeBatch {
+  /** Rows deleted (or provenance rows nulled) by this batch. */
+  rows: number;
+  /** Every table of the purge is finished: call finishPostgresPurge. */
+  done: boolean;
+  /** Rows deleted so far over every batch of the request. */
+  purgedRows: number;
+  /** Rows the frozen inventory counted (what the approver saw). */
+  inventoriedRows: number;
+}
+
+/** Rows per table over every batch (finish_postgres_purge). */
+export interface PurgeTotals {
+  deleted: Record<string, number>;
+  provenance_cleared: Record<string, number>;
 }
 
 export interface FailureRecorded {
@@ -402,6 +420,27 @@ export class EngineClient {
       lease_generation => ${t.leaseGeneration}::bigint, fence_generation => ${fenceGeneration}::bigint, detail => ${json(this.sql, detail)})`;
   }
 
+  /**
+   * One bounded batch of the PostgreSQL purge, in its own transaction (at most
+   * settings.purge_batch_rows rows); call until done, then finishPostgresPurge.
+   */
+  async purgePostgresBatch(t: LeaseToken, fenceGeneration: string): Promise<PurgeBatch> {
+    const [row] = await this.sql<{ result: { rows: number; done: boolean; purged_rows: number; inventoried_rows: number } }[]>`
+      select community_deletion.purge_postgres_batch(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},
+        lease_generation => ${t.leaseGeneration}::bigint, fence_generation => ${fenceGeneration}::bigint) as result`;
+    const r = row!.result;
+    return { rows: Number(r.rows), done: r.done, purgedRows: Number(r.purged_rows), inventoriedRows: Number(r.inventoried_rows) };
+  }
+
+  /** After the last batch: every table proven empty, the tombstone, bindings_removed → postgres_purged. */
+  async finishPostgresPurge(t: LeaseToken, fenceGeneration: string): Promise<PurgeTotals> {
+    const [row] = await this.sql<{ result: PurgeTotals }[]>`
+      select community_deletion.finish_postgres_purge(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},
+        lease_generation => ${t.leaseGeneration}::bigint, fence_generation => ${fenceGeneration}::bigint) as result`;
+    return row!.result;
+  }
+
+  /** The whole purge and the tombstone in one transaction (DBAs, small tenants; grows with the tenant). */
   async purgePostgres(t: LeaseToken, fenceGeneration: string): Promise<Json> {
     const [row] = await this.sql<{ result: Json }[]>`
       select community_deletion.purge_postgres(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},

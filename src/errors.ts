@@ -30,6 +30,7 @@ export const SQLSTATES = [
   { name: 'frozen_row', code: 'DL6F1', retry: 'permanent' },
   { name: 'manifest_mismatch', code: 'DL6K1', retry: 'permanent' },
   { name: 'chunks_pending', code: 'DL6K2', retry: 'retryable' },
+  { name: 'purge_pending', code: 'DL6P1', retry: 'retryable' },
   { name: 'catalog_drift', code: 'DL7C1', retry: 'permanent' },
   { name: 'protected_table_ddl', code: 'DL7C2', retry: 'permanent' },
   { name: 'tombstone_protected', code: 'DL8T1', retry: 'permanent' },

@@ -44,7 +44,7 @@ export type ExecutorEngine = Pick<
   EngineClient,
   | 'claim' | 'leaseState' | 'verifyToken' | 'release' | 'recordFailure' | 'block' | 'beginQuiescing' | 'fence'
   | 'clearKeyChunks' | 'appendKeyChunk' | 'freezeDestructiveManifest' | 'markDrained' | 'nextKeyChunk' | 'stampKeyChunk'
-  | 'keyChunkProgress' | 'markBindingsRemoved' | 'purgePostgres' | 'markCachePurged' | 'verifyPostgresAbsence'
+  | 'keyChunkProgress' | 'markBindingsRemoved' | 'purgePostgresBatch' | 'finishPostgresPurge' | 'markCachePurged' | 'verifyPostgresAbsence'
   | 'markLogicallyVerified' | 'markRetentionPending'
 >;
 
@@ -338,7 +338,17 @@ export class Executor {
       }
       case 'bindings_removed': {
         const fg = fenced();
-        await this.report('purge_postgres', lease, () => engine.purgePostgres(token, fg));
+        // Bounded batches, each its own transaction that verifies the token
+        // and fence generation and checkpoints its tables' running totals: a
+        // crash loses at most one batch, a migration waits for at most one,
+        // and a lost lease or a shutdown stops between two.
+        for (let batch = 0; ; batch++) {
+          const result = await this.report('purge_postgres_batch', lease, () => engine.purgePostgresBatch(token, fg));
+          this.d.progress?.('purging PostgreSQL rows', result.purgedRows, result.inventoriedRows);
+          if (result.done) break;
+          await this.d.onBoundary?.(`purge_batch:${batch}`);
+        }
+        await this.report('finish_postgres_purge', lease, () => engine.finishPostgresPurge(token, fg));
         return;
       }
       case 'postgres_purged': {

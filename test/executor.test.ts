@@ -151,7 +151,7 @@ const isEffect = (c: Call) => isExternal(c) || (c.op.startsWith('engine.') && !R
 
 const sqlError = (code: string, message = `sqlstate ${code}`) => Object.assign(new Error(message), { code });
 const STAGE_MOVES = [
-  'engine.fence', 'engine.markDrained', 'engine.markBindingsRemoved', 'engine.purgePostgres',
+  'engine.fence', 'engine.markDrained', 'engine.markBindingsRemoved', 'engine.finishPostgresPurge',
   'engine.markCachePurged', 'engine.markLogicallyVerified', 'engine.markRetentionPending',
 ];
 
@@ -296,12 +296,27 @@ class FakeEngine implements ExecutorEngine {
     this.move('drained', 'bindings_removed');
   }
 
-  async purgePostgres(t: LeaseToken, fg: string) {
-    await this.w.enter('engine.purgePostgres');
+  /** Batches the fake purge takes before it is done (the real one: ceil(rows / settings.purge_batch_rows)). */
+  purgeBatches = 3;
+  purgeBatchesRun = 0;
+
+  async purgePostgresBatch(t: LeaseToken, fg: string) {
+    await this.w.enter('engine.purgePostgresBatch');
     this.checkToken(t);
     this.checkFence(fg);
+    if (this.w.stage !== 'bindings_removed') throw sqlError('DL4L1', `request is at ${this.w.stage}`);
+    this.purgeBatchesRun += 1;
+    const done = this.purgeBatchesRun >= this.purgeBatches;
+    return { rows: done ? 0 : 10, done, purgedRows: Math.min(this.purgeBatchesRun, this.purgeBatches - 1) * 10, inventoriedRows: (this.purgeBatches - 1) * 10 };
+  }
+
+  async finishPostgresPurge(t: LeaseToken, fg: string) {
+    await this.w.enter('engine.finishPostgresPurge');
+    this.checkToken(t);
+    this.checkFence(fg);
+    if (this.purgeBatchesRun < this.purgeBatches) throw sqlError('DL6P1', 'the purge is not finished');
     this.move('bindings_removed', 'postgres_purged');
-    return { purged: 0 };
+    return { deleted: {}, provenance_cleared: {} };
   }
 
   async markCachePurged(t: LeaseToken, fg: string, _detail: Record<string, number>): Promise<void> {
@@ -729,7 +744,7 @@ const CASES: FailureCase[] = [
     stage: 'cache_purged', unitKey: 'verify_cache_absence', transient: true, shows: '[aborted_while_reconnecting]',
   },
   { name: 'RedisNotEmptyError', op: 'cache.verifyAbsence', error: () => new RedisNotEmptyError(randomUUID(), ['k']), stage: 'cache_purged', unitKey: 'verify_cache_absence', transient: true },
-  { name: 'postgres.js CONNECTION_CLOSED', op: 'engine.purgePostgres', error: () => sqlError('CONNECTION_CLOSED', 'write CONNECTION_CLOSED 127.0.0.1:5432'), stage: 'bindings_removed', unitKey: 'purge_postgres', transient: true, shows: '[CONNECTION_CLOSED]' },
+  { name: 'postgres.js CONNECTION_CLOSED', op: 'engine.purgePostgresBatch', error: () => sqlError('CONNECTION_CLOSED', 'write CONNECTION_CLOSED 127.0.0.1:5432'), stage: 'bindings_removed', unitKey: 'purge_postgres_batch', transient: true, shows: '[CONNECTION_CLOSED]' },
   { name: 'serialization failure 40001', op: 'engine.markDrained', error: () => sqlError('40001'), stage: 'fenced', unitKey: 'serving_writes_drained', transient: true, shows: '[40001]' },
   { name: 'socket ECONNRESET from the engine', op: 'engine.nextKeyChunk', error: () => sqlError('ECONNRESET', 'read ECONNRESET'), stage: 'drained', unitKey: 'next_key_chunk', transient: true },
   { name: 'PermanentStorageError (AccessDenied)', op: 'store.preflight', error: () => new PermanentStorageError('AccessDenied', 'S3 ListObjectVersions failed', { httpStatus: 403 }), stage: 'approved', unitKey: 'storage_preflight', transient: false, shows: '[AccessDenied]' },

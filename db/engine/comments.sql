@@ -78,7 +78,11 @@ comment on function community_deletion.key_chunk_progress(uuid) is
 comment on function community_deletion.mark_bindings_removed(uuid, text, bigint, bigint, jsonb) is
   'Drained stage: every chunk is stamped; move to bindings_removed.';
 comment on function community_deletion.purge_postgres(uuid, text, bigint, bigint) is
-  'Bindings_removed stage: delete the community''s rows in purge order and tombstone it.';
+  'Bindings_removed stage: the whole PostgreSQL purge and the tombstone in one transaction (grows with the tenant; the executor uses the batched path).';
+comment on function community_deletion.purge_postgres_batch(uuid, text, bigint, bigint) is
+  'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows rows) in its own transaction, resuming from the checkpoints.';
+comment on function community_deletion.finish_postgres_purge(uuid, text, bigint, bigint) is
+  'Bindings_removed stage: after the batches, prove every table empty, tombstone the community and move to postgres_purged.';
 comment on function community_deletion.mark_cache_purged(uuid, text, bigint, bigint, jsonb) is
   'Postgres_purged stage: the Redis namespace was purged; move to cache_purged.';
 comment on function community_deletion.verify_postgres_absence(uuid, text, bigint, bigint) is
@@ -115,3 +119,6 @@ comment on function community_deletion.register_unscoped_table(regclass, text, t
   'Register a table with a community_id that is not purged: provenance (its community_id is nulled).';
 comment on function community_deletion.install_write_fence(boolean, text) is
   'Install the write fence''s trigger functions: native when the library loads (superuser), else PL/pgSQL.';
+
+comment on column community_deletion.settings.purge_batch_rows is
+  'The most rows one batch of the PostgreSQL purge removes or nulls (community_deletion.purge_postgres_batch): one short transaction each.';

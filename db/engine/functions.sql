@@ -14,6 +14,8 @@
 --!include functions/_community_columns.sql
 --!include functions/_community_lock_key.sql
 --!include functions/_fence_trigger_problems.sql
+--!include functions/_finish_postgres_purge.sql
+--!include functions/_foreign_key_index_problems.sql
 --!include functions/_guard_registered_tables.sql
 --!include functions/_has_leading_index.sql
 --!include functions/_identity_key.sql
@@ -34,6 +36,8 @@
 --!include functions/_owned_prefixes.sql
 --!include functions/_prove_postgres_absence.sql
 --!include functions/_provenance_guard_problems.sql
+--!include functions/_purge_batch.sql
+--!include functions/_purge_totals.sql
 --!include functions/_reattach_early_fences.sql
 --!include functions/_refuse_write_early_plpgsql.sql
 --!include functions/_registered_relation.sql
@@ -73,6 +77,7 @@
 --!include functions/community_write_allowed.sql
 --!include functions/executor_stopped.sql
 --!include functions/fence.sql
+--!include functions/finish_postgres_purge.sql
 --!include functions/freeze_destructive_manifest.sql
 --!include functions/freeze_inventory.sql
 --!include functions/guard_serving_write.sql
@@ -89,6 +94,7 @@
 --!include functions/mark_retention_pending.sql
 --!include functions/next_key_chunk.sql
 --!include functions/purge_postgres.sql
+--!include functions/purge_postgres_batch.sql
 --!include functions/queue_status.sql
 --!include functions/reap_serving_leases.sql
 --!include functions/record_failure.sql

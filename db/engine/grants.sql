@@ -39,7 +39,7 @@ declare
       'begin_quiescing', 'fence',
       'append_key_chunk', 'clear_key_chunks', 'freeze_destructive_manifest',
       'mark_drained', 'next_key_chunk', 'stamp_key_chunk', 'key_chunk_progress',
-      'mark_bindings_removed', 'purge_postgres', 'mark_cache_purged',
+      'mark_bindings_removed', 'purge_postgres', 'purge_postgres_batch', 'finish_postgres_purge', 'mark_cache_purged',
       'verify_postgres_absence', 'mark_logically_verified', 'mark_retention_pending',
       'inspect', 'storage_taxonomy_rules', 'validate_catalog',
       'serving_lease_stats', 'reap_serving_leases', 'write_fence_implementation', 'schema_version'),

@@ -14,7 +14,11 @@
 --      executing their functions and firing for ordinary sessions;
 --   4. every registered provenance table is a plain table whose only
 --      community column is the registered one, nullable and leading an
---      index, guarded by _020_provenance_guard.
+--      index, guarded by _020_provenance_guard;
+--   5. every foreign key of a registered scoped or provenance table that
+--      references a registered scoped table has an index leading with its
+--      referencing columns (_foreign_key_index_problems: without it the
+--      purge is quadratic).
 -- Excluded tables are only required to be registered. The message lists
 -- every problem (table names included) so a claim that blocks on it explains
 -- itself; DETAIL carries the same as JSON. Destructive stages call it inside
@@ -86,6 +90,7 @@ begin
                         then 'no valid index leads with ' || r.community_column end], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
+                 || community_deletion._foreign_key_index_problems(x.rel)
                    as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x

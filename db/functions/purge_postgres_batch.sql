@@ -1,0 +1,54 @@
+-- bindings_removed (executor API): one bounded batch of the PostgreSQL purge,
+-- in its own transaction. Under the shared schema-destruction lock (a
+-- migration waits for at most this batch, never the whole purge), with the
+-- catalog re-validated, the community lock held exclusively (batches of the
+-- request never interleave) and lease and fence generation verified, it
+-- removes at most settings.purge_batch_rows rows, continuing where the
+-- checkpoints say (community_deletion._purge_batch: provenance nulled first,
+-- then the scoped tables in purge order, each table's checkpoint carrying its
+-- running total). The stage does not move: once a batch returns "done",
+-- community_deletion.finish_postgres_purge proves every table empty,
+-- tombstones the community and advances, in one short transaction. A crash
+-- inside a batch loses only that batch (nothing of it committed); between
+-- batches the community stays fenced and only a later batch can touch it
+-- (abort is refused from drained on); a blocked or superseded request is
+-- refused here (DL2B1, DL4L1) and stops between batches.
+-- Returns {"rows": this batch, "done": bool, "purged_rows": total so far,
+-- "inventoried_rows": what the frozen inventory counted}.
+create or replace function community_deletion.purge_postgres_batch(
+  request_id uuid,
+  executor_id text,
+  lease_generation bigint,
+  fence_generation bigint)
+  returns jsonb
+  language plpgsql
+  volatile
+  security definer
+  set search_path = pg_catalog, pg_temp
+as $$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_fence_generation alias for $4;
+  v_request community_deletion.requests;
+  v_batch jsonb;
+  v_totals jsonb;
+begin
+  perform community_deletion._lock_schema_destruction_shared();
+  perform community_deletion.validate_catalog();
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform community_deletion._lock_community_for_transition(v_request.community_id);
+  -- Verified again under the community lock: a successor's batch or an abort
+  -- that went first is seen now.
+  v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+  v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
+    (select s.purge_batch_rows from community_deletion.settings s));
+  perform set_config('community_deletion.read_state_hard_delete', 'off', true);
+  v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
+  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');
+end;
+$$;
