@@ -1046,6 +1046,25 @@ $$;
 ALTER FUNCTION community_deletion._lock_community_for_transition(p_community uuid) OWNER TO community_deletion_owner;
 
 --
+-- Name: _lock_request(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._lock_request(p_request_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  perform 1 from community_deletion.requests r where r.id = p_request_id for no key update;
+  if not found then
+    raise exception 'no deletion request %', p_request_id using errcode = 'DL1N1';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._lock_request(p_request_id uuid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _lock_schema_destruction_shared(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -2519,6 +2538,7 @@ begin
   perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion._lock_scoped_tables_shared();
@@ -2962,6 +2982,7 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   return community_deletion._finish_postgres_purge(v_request, p_owner, p_generation, p_fence_generation);
 end;
@@ -3825,6 +3846,7 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   perform community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation, null);
@@ -3866,8 +3888,10 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
-  -- Verified again under the community lock: a successor's batch or an abort
-  -- that went first is seen now.
+  perform community_deletion._lock_request(p_request_id);
+  -- Verified again under the community lock and the request row lock: a
+  -- successor's claim or batch, or an abort, that went first is seen now, and
+  -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
@@ -4502,7 +4526,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 11
+  select 12
 $$;
 
 
@@ -4561,6 +4585,8 @@ declare
   v_request community_deletion.requests;
   v_entry_count integer;
 begin
+  -- The request row first: the verification below then holds until commit.
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
   perform community_deletion._require_detail_object(p_request_id, p_detail);
   update community_deletion.manifest_keys k
@@ -5581,6 +5607,7 @@ declare
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
   v_checked := community_deletion._prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
   perform community_deletion._checkpoint(p_request_id, 'cache_purged', 'verify_postgres_absence', 'completed', p_generation,
@@ -8973,6 +9000,13 @@ REVOKE ALL ON FUNCTION community_deletion._lock_community(p_community uuid, p_ex
 --
 
 REVOKE ALL ON FUNCTION community_deletion._lock_community_for_transition(p_community uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _lock_request(p_request_id uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._lock_request(p_request_id uuid) FROM PUBLIC;
 
 
 --

@@ -26,6 +26,7 @@
 --!include functions/_live_fenced_tables.sql
 --!include functions/_lock_community.sql
 --!include functions/_lock_community_for_transition.sql
+--!include functions/_lock_request.sql
 --!include functions/_lock_schema_destruction_shared.sql
 --!include functions/_lock_scoped_tables_shared.sql
 --!include functions/_manifest_entry_follows.sql

@@ -31,6 +31,7 @@ begin
   perform community_deletion._require_read_committed('community_deletion.begin_quiescing');
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, 'approved');
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion._lock_scoped_tables_shared();

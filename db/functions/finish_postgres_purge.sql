@@ -31,6 +31,7 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   return community_deletion._finish_postgres_purge(v_request, p_owner, p_generation, p_fence_generation);
 end;

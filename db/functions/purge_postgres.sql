@@ -37,6 +37,7 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   perform community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation, null);

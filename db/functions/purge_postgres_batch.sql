@@ -41,8 +41,10 @@ begin
   perform community_deletion.validate_catalog();
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform community_deletion._lock_community_for_transition(v_request.community_id);
-  -- Verified again under the community lock: a successor's batch or an abort
-  -- that went first is seen now.
+  perform community_deletion._lock_request(p_request_id);
+  -- Verified again under the community lock and the request row lock: a
+  -- successor's claim or batch, or an abort, that went first is seen now, and
+  -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,

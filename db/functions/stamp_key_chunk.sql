@@ -27,6 +27,8 @@ declare
   v_request community_deletion.requests;
   v_entry_count integer;
 begin
+  -- The request row first: the verification below then holds until commit.
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);
   perform community_deletion._require_detail_object(p_request_id, p_detail);
   update community_deletion.manifest_keys k

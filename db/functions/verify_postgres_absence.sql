@@ -25,6 +25,7 @@ declare
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
+  perform community_deletion._lock_request(p_request_id);
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'cache_purged', p_fence_generation);
   v_checked := community_deletion._prove_postgres_absence(p_request_id, v_request.community_id, p_fence_generation);
   perform community_deletion._checkpoint(p_request_id, 'cache_purged', 'verify_postgres_absence', 'completed', p_generation,
