@@ -1867,6 +1867,23 @@ $$;
 ALTER FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
+-- Name: _serving_writes_in_flight(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._serving_writes_in_flight(p_community uuid) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
+    from community_deletion.serving_write_leases l
+   where l.community_id = p_community
+     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now()
+$$;
+
+
+ALTER FUNCTION community_deletion._serving_writes_in_flight(p_community uuid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _stage_is_abortable(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -2920,17 +2937,20 @@ begin
       using errcode = 'DL2S1',
             hint = 'Call community_deletion.begin_quiescing first.';
   end if;
-  select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
-    into v_live, v_operations
+  -- Unreleased serving leases, live or expired within the grace: a writer
+  -- may still be finishing (_serving_writes_in_flight).
+  v_operations := community_deletion._serving_writes_in_flight(v_request.community_id);
+  select count(*) into v_live
     from community_deletion.serving_write_leases l
-   where l.community_id = v_request.community_id and l.lease_until >= now();
+   where l.community_id = v_request.community_id
+     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
-    raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
+    raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',
       v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')
       using errcode = 'DL5D1',
             detail = pg_catalog.jsonb_build_object('community_id', v_request.community_id,
                                                    'live_leases', v_live, 'operations', v_operations)::text,
-            hint = 'Retry after the admitted serving-write leases are released or expire.';
+            hint = 'Retry after the admitted serving-write leases are released, or expired more than settings.serving_lease_grace ago.';
   end if;
   v_new_generation := v_community.deletion_fence_generation + 1;
   update public.communities c
@@ -3053,9 +3073,8 @@ begin
 
   -- An admitted serving write still running could add an object the
   -- enumeration never saw.
-  if exists (select 1 from community_deletion.serving_write_leases l
-             where l.community_id = v_request.community_id and l.lease_until >= now()) then
-    raise exception 'request % (community %): serving-write leases are still live; the manifest cannot be frozen yet',
+  if cardinality(community_deletion._serving_writes_in_flight(v_request.community_id)) > 0 then
+    raise exception 'request % (community %): serving-write leases are not released (live, or expired within settings.serving_lease_grace); the manifest cannot be frozen yet',
       p_request_id, v_request.community_id
       using errcode = 'DL5D1',
             hint = 'Wait for the admitted serving writes to finish or expire, then enumerate again.';
@@ -3687,9 +3706,9 @@ begin
       using errcode = 'DL2S1',
             hint = 'Enumerate the owned prefixes into key chunks and call community_deletion.freeze_destructive_manifest first.';
   end if;
-  if exists (select 1 from community_deletion.serving_write_leases l
-             where l.community_id = v_request.community_id and l.lease_until >= now()) then
-    raise exception 'request % (community %): serving-write leases are still live', p_request_id, v_request.community_id
+  if cardinality(community_deletion._serving_writes_in_flight(v_request.community_id)) > 0 then
+    raise exception 'request % (community %): serving-write leases are not released (live, or expired within settings.serving_lease_grace)',
+      p_request_id, v_request.community_id
       using errcode = 'DL5D1',
             hint = 'Admitted serving writes must finish or expire before destruction starts; retry later.';
   end if;
@@ -3958,7 +3977,7 @@ begin
   end if;
   with expired as (
     select l.id from community_deletion.serving_write_leases l
-     where l.lease_until < now()
+     where l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) < now()
      order by l.lease_until
      limit p_limit
      for update skip locked)
@@ -4526,7 +4545,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 12
+  select 13
 $$;
 
 
@@ -5830,12 +5849,14 @@ CREATE TABLE community_deletion.settings (
     serving_lease_quiescing_cap interval DEFAULT '00:10:00'::interval NOT NULL,
     allow_same_login_approval boolean DEFAULT false NOT NULL,
     purge_batch_rows integer DEFAULT 5000 NOT NULL,
+    serving_lease_grace interval DEFAULT '00:02:00'::interval NOT NULL,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
     CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
     CONSTRAINT settings_is_singleton CHECK (singleton),
     CONSTRAINT settings_lock_timeout_is_bounded CHECK (((lock_timeout > '00:00:00'::interval) AND (lock_timeout <= '01:00:00'::interval))),
     CONSTRAINT settings_purge_batch_rows_is_bounded CHECK (((purge_batch_rows >= 1) AND (purge_batch_rows <= 1000000))),
+    CONSTRAINT settings_serving_lease_grace_is_bounded CHECK (((serving_lease_grace >= '00:00:00'::interval) AND (serving_lease_grace <= '01:00:00'::interval))),
     CONSTRAINT settings_serving_lease_quiescing_cap_is_positive CHECK ((serving_lease_quiescing_cap > '00:00:00'::interval))
 );
 
@@ -5847,6 +5868,13 @@ ALTER TABLE community_deletion.settings OWNER TO postgres;
 --
 
 COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The most rows one batch of the PostgreSQL purge removes or nulls (community_deletion.purge_postgres_batch): one short transaction each.';
+
+
+--
+-- Name: COLUMN settings.serving_lease_grace; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.settings.serving_lease_grace IS 'How long after it expired an unreleased serving-write lease still holds the fence back (its writer may have stalled mid-upload; S3 has no fence).';
 
 
 --
@@ -9186,6 +9214,13 @@ REVOKE ALL ON FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, 
 
 
 --
+-- Name: FUNCTION _serving_writes_in_flight(p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._serving_writes_in_flight(p_community uuid) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _table_label(p_schema text, p_table text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -10256,4 +10291,4 @@ INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, k
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('media_sidecar', 'owned', '_meta/{community}/', E'^_meta/{community}/[0-9a-f]{64}\\.json$', 'media', 'media sidecar metadata for a blob');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('thumbnail', 'shared', 'thumbs/', '^thumbs/[0-9a-f]{64}$', 'media', 'content-addressed thumbnail');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('upload_attribution', 'owned', '_uploads/{community}/', E'^_uploads/{community}/[0-9a-f]{64}\\.json$', 'media', 'upload attribution record');
-INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '5000');
+INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '5000', '00:02:00');

@@ -122,3 +122,5 @@ comment on function community_deletion.install_write_fence(boolean, text) is
 
 comment on column community_deletion.settings.purge_batch_rows is
   'The most rows one batch of the PostgreSQL purge removes or nulls (community_deletion.purge_postgres_batch): one short transaction each.';
+comment on column community_deletion.settings.serving_lease_grace is
+  'How long after it expired an unreleased serving-write lease still holds the fence back (its writer may have stalled mid-upload; S3 has no fence).';

@@ -54,6 +54,7 @@
 --!include functions/_schema_manifest.sql
 --!include functions/_serving_lease_check.sql
 --!include functions/_serving_write_granted.sql
+--!include functions/_serving_writes_in_flight.sql
 --!include functions/_stage_is_abortable.sql
 --!include functions/_stage_is_fenced.sql
 --!include functions/_stage_is_runnable.sql

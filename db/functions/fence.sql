@@ -40,17 +40,20 @@ begin
       using errcode = 'DL2S1',
             hint = 'Call community_deletion.begin_quiescing first.';
   end if;
-  select count(*), coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
-    into v_live, v_operations
+  -- Unreleased serving leases, live or expired within the grace: a writer
+  -- may still be finishing (_serving_writes_in_flight).
+  v_operations := community_deletion._serving_writes_in_flight(v_request.community_id);
+  select count(*) into v_live
     from community_deletion.serving_write_leases l
-   where l.community_id = v_request.community_id and l.lease_until >= now();
+   where l.community_id = v_request.community_id
+     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
-    raise exception 'community % of request % is not drained: % live serving-write lease(s) (%)',
+    raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',
       v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')
       using errcode = 'DL5D1',
             detail = pg_catalog.jsonb_build_object('community_id', v_request.community_id,
                                                    'live_leases', v_live, 'operations', v_operations)::text,
-            hint = 'Retry after the admitted serving-write leases are released or expire.';
+            hint = 'Retry after the admitted serving-write leases are released, or expired more than settings.serving_lease_grace ago.';
   end if;
   v_new_generation := v_community.deletion_fence_generation + 1;
   update public.communities c

@@ -69,9 +69,8 @@ begin
 
   -- An admitted serving write still running could add an object the
   -- enumeration never saw.
-  if exists (select 1 from community_deletion.serving_write_leases l
-             where l.community_id = v_request.community_id and l.lease_until >= now()) then
-    raise exception 'request % (community %): serving-write leases are still live; the manifest cannot be frozen yet',
+  if cardinality(community_deletion._serving_writes_in_flight(v_request.community_id)) > 0 then
+    raise exception 'request % (community %): serving-write leases are not released (live, or expired within settings.serving_lease_grace); the manifest cannot be frozen yet',
       p_request_id, v_request.community_id
       using errcode = 'DL5D1',
             hint = 'Wait for the admitted serving writes to finish or expire, then enumerate again.';

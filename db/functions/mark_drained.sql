@@ -28,9 +28,9 @@ begin
       using errcode = 'DL2S1',
             hint = 'Enumerate the owned prefixes into key chunks and call community_deletion.freeze_destructive_manifest first.';
   end if;
-  if exists (select 1 from community_deletion.serving_write_leases l
-             where l.community_id = v_request.community_id and l.lease_until >= now()) then
-    raise exception 'request % (community %): serving-write leases are still live', p_request_id, v_request.community_id
+  if cardinality(community_deletion._serving_writes_in_flight(v_request.community_id)) > 0 then
+    raise exception 'request % (community %): serving-write leases are not released (live, or expired within settings.serving_lease_grace)',
+      p_request_id, v_request.community_id
       using errcode = 'DL5D1',
             hint = 'Admitted serving writes must finish or expire before destruction starts; retry later.';
   end if;

@@ -1,4 +1,6 @@
--- Deletes up to max_rows (1..10000, DL1I1 otherwise) expired serving-write leases,
+-- Deletes up to max_rows (1..10000, DL1I1 otherwise) serving-write leases that
+-- expired more than settings.serving_lease_grace ago (within the grace the
+-- fence still waits for them: _serving_writes_in_flight),
 -- oldest expiry first, skipping rows another session holds; fleet-wide, whatever
 -- the communities' states. Also prunes serving-write grants of transactions that
 -- have finished (committed, aborted, or too old to know). Returns the number
@@ -21,7 +23,7 @@ begin
   end if;
   with expired as (
     select l.id from community_deletion.serving_write_leases l
-     where l.lease_until < now()
+     where l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) < now()
      order by l.lease_until
      limit p_limit
      for update skip locked)

@@ -19,7 +19,7 @@ insert into community_deletion.serving_write_leases (community_id, operation, ow
 values (:'community_id', 'git_push', 'relay-1', :'fence_generation', now() + interval '1 minute');
 select throws_ok(format($$ select community_deletion.mark_drained(%s) $$, :'token'),
   'DL5D1', null, 'drained is refused while a serving-write lease is live');
-update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where community_id = :'community_id';
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 hour' where community_id = :'community_id';
 select throws_ok(format($$ select community_deletion.mark_drained(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'::bigint - 1),
   'DL4L1', null, 'drained is refused with a stale fence generation');

@@ -50,7 +50,7 @@ insert into community_deletion.serving_write_leases (community_id, operation, ow
 values (:'community_id', 'media_upload', 'relay-1', :'fence_generation', now() + interval '1 minute');
 select throws_ok(format($$ select pg_temp.freeze(%L) $$, :'manifest'),
   'DL5D1', null, 'the freeze waits until no serving-write lease is live');
-update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where community_id = :'community_id';
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 hour' where community_id = :'community_id';
 
 -- The matching manifest freezes, idempotently.
 select lives_ok(format($$ select pg_temp.freeze(%L) $$, :'manifest'), 'the matching manifest freezes');

@@ -52,7 +52,7 @@ insert into community_deletion.serving_write_leases (community_id, operation, ow
 values (:'c', 'media_upload', 'relay-1', 0, now() + interval '30 seconds');
 select throws_ok(format($$ select community_deletion.abort(%L, 'carol', 'x') $$, :'rid'), 'DL5D1', null,
   'a live serving-write lease refuses the abort (retryable)');
-update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where community_id = :'c';
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 hour' where community_id = :'c';
 
 select is((select row(stage, aborted_by, abort_reason, aborted_at, completed_at, lease_owner, blocked_at)::text
              from community_deletion.abort(:'rid', ' carol ', ' tenant changed their mind ')),

@@ -4,7 +4,7 @@
 -- DL5D1, retryable) until released, then the fence closes.
 begin;
 \ir ../fixtures/fence.sql
-select plan(11);
+select plan(13);
 
 select * from tests.fx_claimed('p1.example', 'executor-1') \gset
 select (l).id as lease_id, (l).generation as lease_gen, (l).fence_generation as lease_fence, (l).lease_until as lease_until
@@ -49,13 +49,23 @@ select is(community_deletion.fence(:'request_id', 'executor-1', :generation), 1:
 select throws_ok(format($$ select community_deletion.renew_serving_lease(%L, 'relay-1', %s, %s) $$, :'lease_id', :lease_gen, :lease_fence),
   'DL5S1', null, 'the released lease cannot renew');
 
--- An expired (not released) lease does not hold a fence back.
+-- An expired lease that was not released holds the fence back for
+-- settings.serving_lease_grace (its writer may have stalled mid-upload: S3
+-- has no fence); after that it no longer does.
 select * from tests.fx_claimed('p1-expired.example', 'executor-2') \gset e_
 select (community_deletion.acquire_serving_lease(:'e_community_id', 'media_upload', 'relay-3')).id as e_lease \gset
 select community_deletion.begin_quiescing(:'e_request_id', 'executor-2', :e_generation);
 update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where id = :'e_lease';
+select throws_ok(format('select community_deletion.fence(%L, %L, %s)', :'e_request_id', 'executor-2', :e_generation),
+  'DL5D1', null, 'a lease expired within the grace still holds the fence back');
+update community_deletion.serving_write_leases
+   set lease_until = now() - (select serving_lease_grace from community_deletion.settings) + interval '1 second' where id = :'e_lease';
+select throws_ok(format('select community_deletion.fence(%L, %L, %s)', :'e_request_id', 'executor-2', :e_generation),
+  'DL5D1', null, 'up to the end of the grace');
+update community_deletion.serving_write_leases
+   set lease_until = now() - (select serving_lease_grace from community_deletion.settings) - interval '1 second' where id = :'e_lease';
 select is(community_deletion.fence(:'e_request_id', 'executor-2', :e_generation), 1::bigint,
-  'an expired lease does not hold the fence back');
+  'a lease expired longer ago than the grace does not hold the fence back');
 
 select * from finish();
 rollback;

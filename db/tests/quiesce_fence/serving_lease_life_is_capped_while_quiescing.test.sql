@@ -28,7 +28,7 @@ select throws_ok(format($$ select community_deletion.renew_serving_lease(%L, 're
   'DL5S1', null, 'past the cap, a renewal is refused: the holder must stop');
 select throws_ok(format($$ select community_deletion.fence(%L, 'executor-1', %s) $$, :'request_id', :generation),
   'DL5D1', null, 'the fence still waits for the lease until it expires');
-update community_deletion.serving_write_leases set lease_until = now() - interval '1 second' where id = :'lease_id';
+update community_deletion.serving_write_leases set lease_until = now() - interval '1 hour' where id = :'lease_id';
 select lives_ok(format($$ select community_deletion.fence(%L, 'executor-1', %s) $$, :'request_id', :generation),
   'once the capped lease expired, the fence proceeds');
 select is((select deletion_state from public.communities where id = :'community_id'), 'fenced', 'the community is fenced');
