@@ -8,7 +8,8 @@
 -- S3. It comes from `deletions plan --host H --json`, which lists the prefixes
 -- exactly as `deletions submit` does and prints the summary in the form
 -- community_deletion.freeze_inventory takes ("storage_summary"). Trying it
--- on a freshly migrated database (README, "Trying it"):
+-- on a freshly migrated database (README, "SQL API"; the seed command: README,
+-- "Where communities and their data come from"):
 --
 --   npm run seed -- --host tenant.example
 --   bin/deletions plan --host tenant.example --json > plan.json
