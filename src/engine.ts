@@ -95,6 +95,26 @@ export interface QueueStatusRow {
   needs_operator: boolean;
 }
 
+/** community_deletion.plan(host) (jsonb). */
+export interface PostgresPlan {
+  community_id: string;
+  host: string;
+  deletion_state: string;
+  archived_at: string | null;
+  open_request: { id: string; stage: Stage; requested_by: string } | null;
+  tables: { table: string; kind: 'scoped' | 'provenance'; action: 'delete' | 'null_community_column'; purge_order: number | null; rows: number }[];
+  rows_to_delete: number;
+  rows_to_unlink: number;
+  excluded_tables: { table: string; reason: string }[];
+}
+
+/** The roles the migrations create (db/engine/roles.sql). */
+export const ENGINE_ROLES = ['community_deletion_app', 'community_deletion_executor', 'community_deletion_operator', 'community_deletion_owner'] as const;
+/** The event triggers the migrations create (db/engine/triggers.sql): the schema-destruction lock and the DDL guard. */
+export const ENGINE_EVENT_TRIGGERS = [
+  '_100_lock_schema_destruction', '_101_lock_schema_destruction_created', '_102_lock_schema_destruction_dropped', '_110_guard_registered_tables',
+] as const;
+
 /** The lease token every executor call presents (claim's result). */
 export interface LeaseToken {
   requestId: string;
@@ -221,6 +241,34 @@ export class EngineClient {
   async writeFenceImplementation(): Promise<string> {
     const [row] = await this.sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
     return row!.impl;
+  }
+
+  // ---- plan and doctor (read-only) ------------------------------------------
+
+  /** community_deletion.plan(host): per-table rows a deletion would remove, in purge order; writes nothing. */
+  async plan(host: string): Promise<PostgresPlan> {
+    const [row] = await this.sql<{ plan: PostgresPlan }[]>`select community_deletion.plan(host => ${host}) as plan`;
+    return row!.plan;
+  }
+
+  /** community_deletion.validate_catalog(): raises DL7C1 listing every difference between the live catalog and the registry. */
+  async validateCatalog(): Promise<void> {
+    await this.sql`select community_deletion.validate_catalog()`;
+  }
+
+  /** Engine roles (ENGINE_ROLES) missing from the cluster. */
+  async missingEngineRoles(): Promise<string[]> {
+    const rows = await this.sql<{ name: string }[]>`
+      select r.name from unnest(${[...ENGINE_ROLES]}::text[]) r(name)
+       where not exists (select 1 from pg_catalog.pg_roles p where p.rolname = r.name) order by 1`;
+    return rows.map((r) => r.name);
+  }
+
+  /** The engine's event triggers (ENGINE_EVENT_TRIGGERS) and whether each is present and enabled. */
+  async engineEventTriggers(): Promise<{ name: string; enabled: boolean | null }[]> {
+    return this.sql<{ name: string; enabled: boolean | null }[]>`
+      select t.name, (select e.evtenabled <> 'D' from pg_catalog.pg_event_trigger e where e.evtname = t.name) as enabled
+        from unnest(${[...ENGINE_EVENT_TRIGGERS]}::text[]) t(name) order by 1`;
   }
 
   // ---- operators ----------------------------------------------------------

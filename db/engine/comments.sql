@@ -34,6 +34,8 @@ comment on function community_deletion.validate_catalog() is
   'Raise DL7C1 (listing every problem) unless the live tables with community_id equal the registry, each scoped table is fenced and indexed.';
 comment on function community_deletion.validate_serving_catalog() is
   'Raise DL7C1 unless every registered scoped table the serving path writes exists with its write fence.';
+comment on function community_deletion.plan(text) is
+  'What a deletion of this host would remove from PostgreSQL (rows per registered table, in purge order), read-only: no request is created.';
 comment on function community_deletion.write_fence_implementation() is
   'Which implementation the write-fence triggers execute: native or plpgsql.';
 

@@ -95,6 +95,7 @@
 --!include functions/mark_logically_verified.sql
 --!include functions/mark_retention_pending.sql
 --!include functions/next_key_chunk.sql
+--!include functions/plan.sql
 --!include functions/purge_postgres.sql
 --!include functions/purge_postgres_batch.sql
 --!include functions/queue_status.sql

@@ -31,7 +31,7 @@ declare
       'storage_taxonomy_rules', 'key_chunk_progress', 'schema_version',
       'validate_catalog', 'validate_serving_catalog',
       'serving_lease_stats', 'reap_serving_leases',
-      'record_taxonomy_sweep', 'write_fence_implementation'),
+      'record_taxonomy_sweep', 'write_fence_implementation', 'plan'),
     'community_deletion_executor', pg_catalog.jsonb_build_array(
       'claim', 'verify_token', 'lease_state', 'heartbeat', 'release',
       'executor_stopped',

@@ -155,7 +155,7 @@ export function ownedKeys(communityId: string, count: number): string[] {
 }
 
 /** PUTs the keys with bounded concurrency (one version each). */
-export async function putObjects(bucket: Bucket, keys: readonly string[], concurrency = 16): Promise<void> {
+export async function putObjects(bucket: Pick<Bucket, 'client' | 'config'>, keys: readonly string[], concurrency = 16): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < keys.length) {

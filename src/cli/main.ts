@@ -5,6 +5,8 @@ import { migrateCommand } from './migrate.js';
 import { abortCommand, approveCommand, inspectCommand, listCommand, statusCommand, submitCommand, unblockCommand } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { drainCommand, runCommand, sweepCommand, workerCommand } from './execute.js';
+import { planCommand } from './plan.js';
+import { doctorCommand } from './doctor.js';
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   await yargs(argv)
@@ -23,6 +25,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .command(drainCommand)
     .command(workerCommand)
     .command(sweepCommand)
+    .command(planCommand)
+    .command(doctorCommand)
     .demandCommand(1, 'Name a command (see --help).')
     .strict()
     .fail((message, error, y) => {
