@@ -3845,6 +3845,95 @@ COMMENT ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_
 
 
 --
+-- Name: plan(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.plan(host text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameter under its internal name (bare names are columns).
+  p_host alias for $1;
+  v_host text := community_deletion._require_text(p_host, 'host', 253);
+  v_community public.communities;
+  v_unit record;
+  v_rows bigint;
+  v_tables jsonb := '[]'::jsonb;
+  v_delete bigint := 0;
+  v_null bigint := 0;
+begin
+  select c.* into v_community from public.communities c where lower(c.host) = lower(v_host);
+  if not found then
+    raise exception 'community deletion: no community has host %', v_host
+      using errcode = 'DL1N2';
+  end if;
+  if v_community.deletion_state = 'tombstone' or v_community.deleted_at is not null then
+    raise exception 'community % (%) was deleted at %: it is a tombstone, there is nothing left to delete',
+      v_community.host, v_community.id, v_community.deleted_at
+      using errcode = 'DL2C1',
+            hint = 'Its deletion request and checkpoints are the evidence: community_deletion.list_requests.';
+  end if;
+
+  -- The purge's own order (community_deletion._purge_batch).
+  for v_unit in
+    select u.label, u.kind, u.purge_order, u.schema_name, u.table_name, u.community_column
+      from (select 1 as phase, t.kind, null::integer as purge_order, l.label,
+                   t.schema_name, t.table_name, t.community_column
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+             where t.kind = 'provenance'
+            union all
+            select 2, t.kind, t.purge_order, l.label,
+                   t.schema_name, t.table_name, t.community_column
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+             where t.kind = 'scoped') u
+     order by u.phase, u.purge_order, u.label collate "C"
+  loop
+    execute format('select count(*) from %I.%I where %I = $1',
+                   v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+      into v_rows using v_community.id;
+    v_tables := v_tables || jsonb_build_array(jsonb_build_object(
+      'table', v_unit.label,
+      'kind', v_unit.kind,
+      'action', case v_unit.kind when 'scoped' then 'delete' else 'null_community_column' end,
+      'purge_order', v_unit.purge_order,
+      'rows', v_rows));
+    if v_unit.kind = 'scoped' then v_delete := v_delete + v_rows; else v_null := v_null + v_rows; end if;
+  end loop;
+
+  return jsonb_build_object(
+    'community_id', v_community.id,
+    'host', v_community.host,
+    'deletion_state', v_community.deletion_state,
+    'archived_at', v_community.archived_at,
+    'open_request', (select jsonb_build_object('id', r.id, 'stage', r.stage, 'requested_by', r.requested_by)
+                       from community_deletion.requests r
+                      where r.community_id = v_community.id and r.stage <> 'aborted'),
+    'tables', v_tables,
+    'rows_to_delete', v_delete,
+    'rows_to_unlink', v_null,
+    -- Registered as excluded: their rows stay outside every deletion.
+    'excluded_tables', coalesce((select jsonb_agg(jsonb_build_object(
+                                   'table', community_deletion._table_label(t.schema_name, t.table_name), 'reason', t.note)
+                                   order by community_deletion._table_label(t.schema_name, t.table_name) collate "C")
+                                   from community_deletion.registered_tables t where t.kind = 'excluded'), '[]'::jsonb));
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.plan(host text) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION plan(host text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.plan(host text) IS 'What a deletion of this host would remove from PostgreSQL (rows per registered table, in purge order), read-only: no request is created.';
+
+
+--
 -- Name: purge_postgres(uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -4545,7 +4634,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 13
+  select 14
 $$;
 
 
@@ -9478,6 +9567,14 @@ GRANT ALL ON FUNCTION community_deletion.mark_retention_pending(request_id uuid,
 
 REVOKE ALL ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) TO community_deletion_executor;
+
+
+--
+-- Name: FUNCTION plan(host text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.plan(host text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.plan(host text) TO community_deletion_operator;
 
 
 --

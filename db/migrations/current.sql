@@ -1,5 +1,1 @@
 -- Enter migration here
--- deletions plan: community_deletion.plan(host), read-only (issue 14, item 8).
---!include functions/plan.sql
---!include engine/grants.sql
---!include engine/comments.sql
