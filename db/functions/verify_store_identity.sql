@@ -54,12 +54,12 @@ begin
   select array_agg(k order by k) into v_differs
     from jsonb_object_keys(v_identity) k
    where v_request.store_identity -> k is distinct from v_identity -> k;
-  raise exception 'store mismatch for deletion request % (community %): it was inventoried against %, but this executor is configured for % (differing: %); nothing was touched',
+  raise exception 'store mismatch for deletion request % (community %): it was inventoried against %, but this executor is configured for % (differing: %); nothing was touched. Run the executor with the recorded stores (BUZZ_S3_ENDPOINT, BUZZ_S3_BUCKET, REDIS_URL with its database), then `deletions unblock %` (community_deletion.unblock)',
     p_request_id, v_request.community_id,
     community_deletion._describe_store_identity(v_request.store_identity),
     community_deletion._describe_store_identity(v_identity),
-    array_to_string(v_differs, ', ')
+    array_to_string(v_differs, ', '), p_request_id
     using errcode = 'DL4S1',
-          hint = 'Run the executor with the recorded stores (BUZZ_S3_ENDPOINT, BUZZ_S3_BUCKET, REDIS_URL and its database), then `deletions unblock ID` (community_deletion.unblock). If the request really belongs to other stores, abort it (up to fenced) and submit again.';
+          hint = 'If the request really belongs to other stores, abort it (up to fenced) and submit again; past fenced, run it against the recorded stores.';
 end;
 $$;
