@@ -8,7 +8,7 @@
 -- names the recorded and the presented stores, the hint what to do) — the
 -- executor then records a block, before anything irreversible.
 --
--- A request frozen without an identity (before migration 000014, or by a
+-- A request frozen without an identity (before the store-identity migration, or by a
 -- DBA's freeze_inventory without store_identity) has it recorded here, by the
 -- first executor step that presents one, with a checkpoint
 -- store_identity_recorded; from then on every step is compared with it.
