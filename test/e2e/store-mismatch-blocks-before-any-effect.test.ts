@@ -135,6 +135,12 @@ t.test('run with another Redis database after the fence: blocked before the dele
   const rerun = await deletions(['run', id], env);
   t.equal(rerun.code, 0, show(rerun));
   t.match(rerun.json, { kind: 'completed' });
+  const inspect = await deletions(['inspect', id], env);
+  t.equal(inspect.code, 0, show(inspect));
+  t.match(inspect.json.request, {
+    store_identity: { s3_bucket: bucketA.config.bucket, redis_db: 0 },
+    destructive_difference: { changed: false, tables: Array, prefixes: [{ appeared: 0, vanished: 0, content_changed: false }, {}, {}] },
+  }, 'inspect --json shows the stores and what changed since approval (nothing)');
 });
 
 t.test('the bystander is byte-identical', async (t) => {
