@@ -9,8 +9,8 @@
 -- redis_db is absent; the database defaults to 0. The region and the
 -- addressing style are not part of the identity: an endpoint and a bucket
 -- name one bucket. Refuses (invalid_argument, DL1I1, naming p_what) a value
--- that is not an object, an unknown key, a missing S3 field, or a malformed
--- URL, port or database. The canonical form is a valid input and normalises
+-- that is not an object, an unknown key, a missing S3 field, a malformed
+-- URL, port or database, or white space / control characters inside a value. The canonical form is a valid input and normalises
 -- to itself.
 create or replace function community_deletion._normalize_store_identity(p_identity jsonb, p_what text)
   returns jsonb
@@ -99,6 +99,9 @@ begin
   end if;
   v_db := coalesce(v_db_text::integer, 0);
 
+  if concat(v_endpoint, v_bucket, v_server) ~ '[[:cntrl:]\s]' then
+    raise exception '%: the store identity contains white space or control characters', p_what using errcode = 'DL1I1';
+  end if;
   return jsonb_build_object('s3_endpoint', v_endpoint, 's3_bucket', v_bucket, 'redis_server', v_server, 'redis_db', v_db);
 end;
 $$;

@@ -7,7 +7,7 @@
 -- (before the migration) records the first one presented; the identity is
 -- frozen.
 begin;
-select plan(27);
+select plan(28);
 \ir ../fixtures/lifecycle.sql
 
 -- Normalisation: the same store is never a mismatch; credentials never stored.
@@ -37,6 +37,8 @@ select throws_ok($$ select community_deletion._normalize_store_identity('{"s3_en
   'DL1I1', null, 'a database that is not a number is refused');
 select throws_ok($$ select community_deletion._normalize_store_identity('{"s3_endpoint": "http://x", "s3_bucket": "b", "redis_server": "r", "region": "eu"}', 't') $$,
   'DL1I1', null, 'an unknown field is refused');
+select throws_ok($$ select community_deletion._normalize_store_identity(jsonb_build_object('s3_endpoint', 'http://x', 's3_bucket', E'b\u001b[31m', 'redis_server', 'r'), 't') $$,
+  'DL1I1', null, 'control characters in a value are refused');
 select throws_ok($$ select community_deletion._normalize_store_identity('{"s3_endpoint": "http://x", "s3_bucket": "b"}', 't') $$,
   'DL1I1', null, 'a missing Redis server is refused');
 
