@@ -5,6 +5,7 @@
 // comes next and whether a step may run is the SQL functions' business.
 import type postgres from 'postgres';
 import type { ManifestEntry, StorageSummary } from './manifest.js';
+import type { StoreIdentity } from './store-identity.js';
 import type { TaxonomyRow } from './taxonomy.js';
 
 /**
@@ -40,6 +41,11 @@ export interface RequestRow {
   schema_manifest: Json | null;
   storage_manifest: Json | null;
   destructive_storage_manifest: Json | null;
+  /** The stores the inventory was taken from (canonical), or null before it is recorded. */
+  store_identity: StoreIdentity | null;
+  store_identity_recorded_at: Date | null;
+  /** What appeared or vanished between the approved inventory and the destructive manifest (set at the fenced stage). */
+  destructive_difference: InventoryDifference | null;
   fence_generation: string | null;
   lease_owner: string | null;
   lease_generation: string;
@@ -57,6 +63,17 @@ export interface RequestRow {
   completed_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** requests.destructive_difference (community_deletion._inventory_difference). */
+export interface InventoryDifference {
+  changed: boolean;
+  tables: { table: string; approved_rows: number; fenced_rows: number | null; appeared: number; vanished: number }[];
+  prefixes: {
+    prefix: string; approved_versions: number; fenced_versions: number; appeared: number; vanished: number;
+    /** null: the two enumerations used different chunk sizes, digests not comparable. */
+    content_changed: boolean | null;
+  }[];
 }
 
 /** What inspect() returns (jsonb: timestamps as text). */
@@ -279,19 +296,29 @@ export class EngineClient {
     return row!;
   }
 
-  async freezeInventory(a: { requestId: string; storageSummary: StorageSummary }): Promise<RequestRow> {
+  /** storeIdentity: the stores the summary was enumerated from (recorded on the request). */
+  async freezeInventory(a: { requestId: string; storageSummary: StorageSummary; storeIdentity?: StoreIdentity | null }): Promise<RequestRow> {
+    const identity = a.storeIdentity ? json(this.sql, a.storeIdentity) : null;
     const [row] = await this.sql<RequestRow[]>`
       select r.* from community_deletion.freeze_inventory(
-        request_id => ${a.requestId}::uuid, storage_summary => ${json(this.sql, a.storageSummary)}) r`;
+        request_id => ${a.requestId}::uuid, storage_summary => ${json(this.sql, a.storageSummary)},
+        store_identity => ${identity}::jsonb) r`;
     return row!;
   }
 
-  /** delay: a PostgreSQL interval literal ('30 minutes', '7 days'). */
-  async approve(a: { requestId: string; approvedBy: string; note?: string | null; notBefore?: Date | null; delay?: string | null }): Promise<RequestRow> {
+  /**
+   * delay: a PostgreSQL interval literal ('30 minutes', '7 days'). digest: the
+   * inventory digest (or a prefix of at least 8 hex digits) the approver
+   * reviewed; refused (DL3A2) unless the frozen digest starts with it.
+   */
+  async approve(a: {
+    requestId: string; approvedBy: string; note?: string | null; notBefore?: Date | null; delay?: string | null; digest?: string | null;
+  }): Promise<RequestRow> {
     const [row] = await this.sql<RequestRow[]>`
       select r.* from community_deletion.approve(
         request_id => ${a.requestId}::uuid, approved_by => ${a.approvedBy}, note => ${a.note ?? null},
-        not_before => ${a.notBefore ?? null}::timestamptz, delay => ${a.delay ?? null}::interval) r`;
+        not_before => ${a.notBefore ?? null}::timestamptz, delay => ${a.delay ?? null}::interval,
+        digest => ${a.digest ?? null}::text) r`;
     return row!;
   }
 
@@ -369,6 +396,18 @@ export class EngineClient {
   async verifyToken(t: LeaseToken, stage: Stage): Promise<void> {
     await this.sql`select community_deletion.verify_token(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},
       lease_generation => ${t.leaseGeneration}::bigint, stage => ${stage})`;
+  }
+
+  /**
+   * Refuses (store_mismatch, DL4S1) unless these are the stores the request
+   * was inventoried against; records them for a request frozen without.
+   * Returns the recorded canonical identity.
+   */
+  async verifyStoreIdentity(t: LeaseToken, identity: StoreIdentity): Promise<StoreIdentity> {
+    const [row] = await this.sql<{ identity: StoreIdentity }[]>`
+      select community_deletion.verify_store_identity(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},
+        lease_generation => ${t.leaseGeneration}::bigint, store_identity => ${json(this.sql, identity)}) as identity`;
+    return row!.identity;
   }
 
   async heartbeat(t: LeaseToken, a: { mode: 'run' | 'drain' | 'worker'; leaseSeconds: number; draining: boolean }): Promise<Date> {

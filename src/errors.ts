@@ -25,6 +25,7 @@ export const SQLSTATES = [
   { name: 'digest_mismatch', code: 'DL3A2', retry: 'permanent' },
   { name: 'stale_lease', code: 'DL4L1', retry: 'permanent' },
   { name: 'lease_held', code: 'DL4L2', retry: 'retryable' },
+  { name: 'store_mismatch', code: 'DL4S1', retry: 'permanent' },
   { name: 'serving_not_drained', code: 'DL5D1', retry: 'retryable' },
   { name: 'serving_lease_denied', code: 'DL5S1', retry: 'permanent' },
   { name: 'frozen_row', code: 'DL6F1', retry: 'permanent' },

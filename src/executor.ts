@@ -9,6 +9,7 @@ import { classifyFailure } from './failures.js';
 import { enumerateOwnedStorage, type VersionLister } from './inventory.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Cache } from './redis.js';
+import type { StoreIdentity } from './store-identity.js';
 import { MAX_DELETE_BATCH, StorageError, type DeleteOutcome } from './s3.js';
 import type { Taxonomy } from './taxonomy.js';
 
@@ -42,7 +43,7 @@ export const systemClock: Clock = {
 /** The engine functions the executor calls (EngineClient; fakes in control-flow unit tests). */
 export type ExecutorEngine = Pick<
   EngineClient,
-  | 'claim' | 'leaseState' | 'verifyToken' | 'release' | 'recordFailure' | 'block' | 'beginQuiescing' | 'fence'
+  | 'claim' | 'leaseState' | 'verifyToken' | 'verifyStoreIdentity' | 'release' | 'recordFailure' | 'block' | 'beginQuiescing' | 'fence'
   | 'clearKeyChunks' | 'appendKeyChunk' | 'freezeDestructiveManifest' | 'markDrained' | 'nextKeyChunk' | 'stampKeyChunk'
   | 'keyChunkProgress' | 'markBindingsRemoved' | 'purgePostgresBatch' | 'finishPostgresPurge' | 'markCachePurged' | 'verifyPostgresAbsence'
   | 'markLogicallyVerified' | 'markRetentionPending'
@@ -54,6 +55,8 @@ export interface ExecutorDeps {
   heartbeatEngine: Pick<EngineClient, 'heartbeat'>;
   store: ObjectStore;
   cache: Cache;
+  /** The stores `store` and `cache` talk to; every step presents it to SQL (verify_store_identity). */
+  storeIdentity: StoreIdentity;
   taxonomy: Taxonomy;
   executorId: string;
   mode: ExecutorMode;
@@ -260,6 +263,11 @@ export class Executor {
       return fenceGeneration;
     };
     await this.report('verify_token', lease, () => engine.verifyToken(token, stage));
+    // Before any effect of the step (the first one right after the claim):
+    // these must be the stores the request was inventoried against. Another
+    // store is store_mismatch (DL4S1, permanent): the request is blocked
+    // before anything irreversible — no object or key deleted, no tombstone.
+    await this.report('verify_store_identity', lease, () => engine.verifyStoreIdentity(token, this.d.storeIdentity));
     switch (stage) {
       case 'approved': {
         await this.external(lease, 'storage_preflight', () => store.preflight(prefixes));

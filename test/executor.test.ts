@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import redisErrors from 'redis-errors';
 import t from 'tap';
 import type { FailureRecorded, KeyChunk, LeaseState, LeaseToken, Stage } from '../src/engine.js';
+import type { StoreIdentity } from '../src/store-identity.js';
 import { Executor, type Clock, type ExecutorEngine, type ObjectStore, type RunOutcome } from '../src/executor.js';
 import { compareEntries, type ManifestEntry, type SizedEntry, type StorageSummary } from '../src/manifest.js';
 import { CacheError, classifyRedisError, RedisNotEmptyError, RedisScopeError, type Cache } from '../src/redis.js';
@@ -144,7 +145,7 @@ class World {
 }
 
 /** Engine reads that have no effect (they run without a cancellation check). */
-const READS = new Set(['engine.leaseState', 'engine.keyChunkProgress']);
+const READS = new Set(['engine.leaseState', 'engine.keyChunkProgress', 'engine.verifyStoreIdentity']);
 const isExternal = (c: Call) => c.op.startsWith('store.') || c.op.startsWith('cache.');
 /** Anything that changes state somewhere: store, cache, or an engine write. */
 const isEffect = (c: Call) => isExternal(c) || (c.op.startsWith('engine.') && !READS.has(c.op));
@@ -203,6 +204,12 @@ class FakeEngine implements ExecutorEngine {
     await this.w.enter('engine.verifyToken', stage);
     this.checkToken(t);
     if (stage !== this.w.stage) throw sqlError('DL2S1', `request is at ${this.w.stage}, not ${stage}`);
+  }
+
+  async verifyStoreIdentity(t: LeaseToken, identity: StoreIdentity): Promise<StoreIdentity> {
+    await this.w.enter('engine.verifyStoreIdentity');
+    this.checkToken(t);
+    return identity;
   }
 
   async release(t: LeaseToken): Promise<boolean> {
@@ -429,6 +436,7 @@ function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number } =
   const logs: string[] = [];
   const executor = new Executor({
     engine, heartbeatEngine, store, cache, taxonomy, clock,
+    storeIdentity: { s3_endpoint: 'http://s3.test', s3_bucket: 'bucket', redis_server: 'redis.test:6379', redis_db: 0 },
     executorId: 'executor-under-test', mode: 'run', chunkSize: 2,
     leaseSeconds: options.leaseSeconds ?? 60, heartbeatSeconds: options.heartbeatSeconds ?? 10,
     log: (m) => logs.push(m),

@@ -6,10 +6,10 @@
 -- Operators (role community_deletion_operator)
 comment on function community_deletion.submit(text, text, text) is
   'Open a deletion request for the community with this host (requested_by, reason). One open request per community.';
-comment on function community_deletion.freeze_inventory(uuid, jsonb) is
-  'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated; computes the digest an approver approves.';
-comment on function community_deletion.approve(uuid, text, text, timestamptz, interval) is
-  'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay).';
+comment on function community_deletion.freeze_inventory(uuid, jsonb, jsonb) is
+  'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated, and the store identity it came from; computes the digest an approver approves.';
+comment on function community_deletion.approve(uuid, text, text, timestamptz, interval, text) is
+  'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay); optional digest (prefix, 8+ hex) the approver reviewed.';
 comment on function community_deletion.abort(uuid, text, text) is
   'Abort a request up to fenced: withdraw it (submitted, inventoried) or give the community back (approved, fenced).';
 comment on function community_deletion.queue_status() is
@@ -43,6 +43,8 @@ comment on function community_deletion.write_fence_implementation() is
 -- the lease token (request_id, executor_id, lease_generation).
 comment on function community_deletion.claim(text, uuid, integer) is
   'Claim the oldest runnable request (or request_id) for executor_id; returns the lease token, or no row.';
+comment on function community_deletion.verify_store_identity(uuid, text, bigint, jsonb) is
+  'Raise DL4S1 unless the executor''s stores (S3 endpoint + bucket, Redis server + database) are the request''s recorded ones; records them for a request frozen without.';
 comment on function community_deletion.verify_token(uuid, text, bigint, text) is
   'Raise DL4L1 unless the lease token is current, unexpired and unblocked at this stage.';
 comment on function community_deletion.lease_state(uuid, text, bigint) is

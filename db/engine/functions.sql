@@ -13,6 +13,7 @@
 --!include functions/_checkpoint.sql
 --!include functions/_community_columns.sql
 --!include functions/_community_lock_key.sql
+--!include functions/_describe_store_identity.sql
 --!include functions/_fence_trigger_problems.sql
 --!include functions/_finish_postgres_purge.sql
 --!include functions/_foreign_key_index_problems.sql
@@ -20,6 +21,7 @@
 --!include functions/_has_leading_index.sql
 --!include functions/_identity_key.sql
 --!include functions/_inheritance_role.sql
+--!include functions/_inventory_difference.sql
 --!include functions/_inventory_digest.sql
 --!include functions/_key_chunk_facts.sql
 --!include functions/_live_community_tables.sql
@@ -33,6 +35,7 @@
 --!include functions/_manifest_entry_is_valid.sql
 --!include functions/_manifest_entry_line.sql
 --!include functions/_next_stage.sql
+--!include functions/_normalize_store_identity.sql
 --!include functions/_owned_key_pattern.sql
 --!include functions/_owned_prefixes.sql
 --!include functions/_prove_postgres_absence.sql
@@ -137,5 +140,6 @@
 --!include functions/validate_serving_catalog.sql
 --!include functions/verify_postgres_absence.sql
 --!include functions/verify_serving_lease.sql
+--!include functions/verify_store_identity.sql
 --!include functions/verify_token.sql
 --!include functions/write_fence_implementation.sql

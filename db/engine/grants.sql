@@ -33,7 +33,7 @@ declare
       'serving_lease_stats', 'reap_serving_leases',
       'record_taxonomy_sweep', 'write_fence_implementation', 'plan'),
     'community_deletion_executor', pg_catalog.jsonb_build_array(
-      'claim', 'verify_token', 'lease_state', 'heartbeat', 'release',
+      'claim', 'verify_token', 'verify_store_identity', 'lease_state', 'heartbeat', 'release',
       'executor_stopped',
       'record_failure', 'block', 'block_preclaim',
       'begin_quiescing', 'fence',

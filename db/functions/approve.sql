@@ -10,6 +10,12 @@
 -- hashes to its digest (digest_mismatch, DL3A2), wrong stage / blocked /
 -- terminal (DL2S1 / DL2B1 / DL2T1), blank approver or bad timing (DL1I1).
 --
+-- digest (optional): the inventory digest, or a prefix of it of at least 8
+-- hex digits, that the approver reviewed (`deletions approve --digest`). The
+-- approval is refused (digest_mismatch, DL3A2) unless the frozen inventory's
+-- digest starts with it (case-insensitive), so an approver cannot approve an
+-- inventory other than the one they looked at; a malformed value is DL1I1.
+--
 -- Grace period: nothing runs before the approval's not_before. It is the later
 -- of now() + settings.approval_grace_period (the configured minimum, 0 allowed)
 -- and the requested time (not_before, or now() + delay; at most one of the
@@ -18,7 +24,7 @@
 -- Abort stays possible throughout the grace period.
 create or replace function community_deletion.approve(
   request_id uuid, approved_by text, note text default null,
-  not_before timestamptz default null, delay interval default null)
+  not_before timestamptz default null, delay interval default null, digest text default null)
   returns community_deletion.requests
   language plpgsql
   volatile
@@ -33,6 +39,8 @@ declare
   p_note alias for $3;
   p_not_before alias for $4;
   p_delay alias for $5;
+  p_digest alias for $6;
+  v_digest text := lower(btrim(p_digest));
   v_approved_by text := community_deletion._require_identity(p_approved_by, 'approved_by');
   v_note text := community_deletion._require_operator_text(p_note, 'note', false);
   v_minimum interval;
@@ -47,6 +55,11 @@ begin
   if p_delay is not null and p_delay < interval '0' then
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
+  end if;
+  if p_digest is not null and v_digest !~ '^[0-9a-f]{8,64}$' then
+    raise exception 'deletion request %: digest % is not 8 to 64 hex digits of the inventory digest', p_request_id, p_digest
+      using errcode = 'DL1I1',
+            hint = 'Pass the digest shown by `deletions inspect` (or at least its first 8 hex digits).';
   end if;
   select s.approval_grace_period into v_minimum from community_deletion.settings s;
   v_minimum := coalesce(v_minimum, interval '0');
@@ -91,6 +104,13 @@ begin
       p_request_id, v_request.inventory_digest
       using errcode = 'DL3A2',
             hint = 'The stored inventory was modified after it was frozen; investigate the control plane before anyone approves.';
+  end if;
+
+  if v_digest is not null and left(v_request.inventory_digest, length(v_digest)) is distinct from v_digest then
+    raise exception 'deletion request %: the approver reviewed inventory digest %, but the frozen inventory''s digest is %',
+      p_request_id, v_digest, v_request.inventory_digest
+      using errcode = 'DL3A2',
+            hint = 'Review the request again (`deletions inspect ID`, community_deletion.inspect) and approve the digest it shows.';
   end if;
 
   insert into community_deletion.approvals

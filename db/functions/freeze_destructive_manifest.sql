@@ -9,7 +9,10 @@
 -- request row lock for the duration (~4 s per million entries, see
 -- scripts/bench-freeze.sh), so appends and stamps cannot interleave.
 -- Idempotent for the identical manifest; a different one is DL6K1; once
--- frozen the manifest and its chunks are immutable (triggers).
+-- frozen the manifest and its chunks are immutable (triggers). With the
+-- manifest it records destructive_difference: per table and per prefix what
+-- appeared or vanished between the approved inventory and now
+-- (community_deletion._inventory_difference), frozen like the manifest.
 create or replace function community_deletion.freeze_destructive_manifest(
   request_id uuid,
   executor_id text,
@@ -146,6 +149,8 @@ begin
   update community_deletion.requests r
      set destructive_storage_manifest = v_manifest,
          destructive_storage_frozen_at = now(),
+         destructive_difference = community_deletion._inventory_difference(
+           v_request.community_id, v_request.inventory_manifest, v_manifest),
          updated_at = now()
    where r.id = p_request_id
      and r.stage = 'fenced'

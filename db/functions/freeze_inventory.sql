@@ -4,7 +4,13 @@
 -- three owned prefixes, validated and canonicalised (DL1M1). The canonical
 -- inventory is {"schema": …, "storage": …}; its digest is the lowercase hex
 -- SHA-256 of its jsonb text, which approval later recomputes and binds to.
-create or replace function community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb)
+-- store_identity: the stores the storage summary was enumerated from (S3
+-- endpoint + bucket, Redis server + database), normalised and recorded on the
+-- request (community_deletion._normalize_store_identity); every executor step
+-- must present the same (community_deletion.verify_store_identity). Without
+-- it, the first executor step records its own.
+create or replace function community_deletion.freeze_inventory(
+  request_id uuid, storage_summary jsonb, store_identity jsonb default null)
   returns community_deletion.requests
   language plpgsql
   volatile
@@ -16,11 +22,13 @@ declare
   -- The parameters under their internal names (bare names are columns).
   p_request_id alias for $1;
   p_storage_manifest alias for $2;
+  p_store_identity alias for $3;
   v_request community_deletion.requests;
   v_state text;
   v_schema jsonb;
   v_storage jsonb;
   v_inventory jsonb;
+  v_store_identity jsonb;
 begin
   perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
@@ -47,6 +55,10 @@ begin
       using errcode = 'DL2C1';
   end if;
 
+  if p_store_identity is not null then
+    v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
+  end if;
+
   perform community_deletion.validate_catalog();
   v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);
   v_schema := community_deletion._schema_manifest(v_request.community_id);
@@ -59,6 +71,8 @@ begin
          inventory_manifest = v_inventory,
          inventory_digest = community_deletion._inventory_digest(v_inventory),
          inventory_frozen_at = now(),
+         store_identity = v_store_identity,
+         store_identity_recorded_at = case when v_store_identity is null then null else now() end,
          last_error = null,
          last_error_at = null,
          updated_at = now()

@@ -1,8 +1,9 @@
 -- Keeps a request's evidence immutable (frozen_row, DL6F1): the target
 -- (community_id, host), who asked and why, and creation time never change; the
 -- frozen inventory (schema/storage/inventory manifests, digest, freeze time),
--- the destructive manifest and the pre-quiesce capture change only from unset
--- to set; lease and fence generations never go backwards (an old token must
+-- the destructive manifest (and its difference from the approved inventory),
+-- the store identity and the pre-quiesce capture change only from unset to
+-- set; lease and fence generations never go backwards (an old token must
 -- never become current again); a terminal request (aborted,
 -- retention_pending) never changes at all. Because the digest cannot change,
 -- it cannot drift from the approval bound to it.
@@ -47,6 +48,13 @@ begin
   elsif old.destructive_storage_frozen_at is not null
         and new.destructive_storage_frozen_at is distinct from old.destructive_storage_frozen_at then
     v_field := 'destructive_storage_frozen_at';
+  elsif old.store_identity is not null
+        and (new.store_identity is distinct from old.store_identity
+             or new.store_identity_recorded_at is distinct from old.store_identity_recorded_at) then
+    v_field := 'store_identity';
+  elsif old.destructive_difference is not null
+        and new.destructive_difference is distinct from old.destructive_difference then
+    v_field := 'destructive_difference';
   elsif old.quiescing_started_at is not null
         and (new.quiescing_started_at is distinct from old.quiescing_started_at
              or new.pre_quiesce_archived_at is distinct from old.pre_quiesce_archived_at) then

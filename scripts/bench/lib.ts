@@ -13,6 +13,7 @@ import { DeleteObjectsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/
 import type { S3Config } from '../../src/config.js';
 import { createS3Client, S3Store } from '../../src/s3.js';
 import { RedisCache } from '../../src/redis.js';
+import { storeIdentity } from '../../src/store-identity.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { Executor, type RunOutcome } from '../../src/executor.js';
 import { EngineClient } from '../../src/engine.js';
@@ -267,6 +268,7 @@ export async function runEngine(url: string, bucket: Bucket, requestId: string):
       heartbeatEngine: new EngineClient(heartbeatSql),
       store: bucket.store,
       cache: new RedisCache(redis),
+      storeIdentity: storeIdentity(bucket.config, redis),
       taxonomy,
       executorId: `bench:${os.hostname()}:${process.pid}`,
       mode: 'run',

@@ -8,6 +8,7 @@ import { EngineClient, SchemaVersionError } from '../engine.js';
 import { createS3Store } from '../s3.js';
 import { createRedisCache } from '../redis.js';
 import { loadTaxonomy } from '../inventory.js';
+import { storeIdentity } from '../store-identity.js';
 import { Executor, pollLoop, type ExecutorMode, type RunOutcome } from '../executor.js';
 import { CliError, requireDatabaseUrl, run, withEngine, type Output } from './common.js';
 import { requireUuid } from './operator.js';
@@ -101,6 +102,7 @@ async function buildExecutor(out: Output, services: Services, mode: ExecutorMode
     heartbeatEngine: services.heartbeatEngine,
     store,
     cache,
+    storeIdentity: storeIdentity(s3Config, cache.client),
     taxonomy,
     executorId,
     mode,

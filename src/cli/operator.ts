@@ -2,12 +2,14 @@
 // Each is one SQL call (submit adds the storage enumeration the database
 // cannot do itself); every rule lives in the SQL function it calls.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadS3Config, loadTuning } from '../config.js';
+import { loadRedisConfig, loadS3Config, loadTuning } from '../config.js';
+import { storeIdentityFromConfig } from '../store-identity.js';
 import { createS3Store } from '../s3.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../inventory.js';
 import { CliError, run, withEngine } from './common.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, keyValues, table } from './format.js';
+import { reviewView } from './inventory-view.js';
 
 const REQUEST_KEYS = [
   'id', 'community_id', 'community_host', 'stage', 'requested_by', 'reason', 'inventory_digest',
@@ -70,6 +72,8 @@ export const submitCommand: CommandModule<object, SubmitArgs> = {
         out.log(`request ${String(request.id)} for ${host} is ${String(request.stage)}`);
         if (request.stage === 'submitted') {
           const s3 = loadS3Config();
+          // Recorded with the inventory: every executor step must use these stores.
+          const stores = storeIdentityFromConfig(s3, loadRedisConfig());
           const tuning = loadTuning();
           const store = createS3Store(s3);
           try {
@@ -80,13 +84,13 @@ export const submitCommand: CommandModule<object, SubmitArgs> = {
               onEntry: (prefix, n) => progress.update(`enumerating ${prefix}`, n),
             });
             progress.done();
-            request = await engine.freezeInventory({ requestId: String(request.id), storageSummary: summary });
+            request = await engine.freezeInventory({ requestId: String(request.id), storageSummary: summary, storeIdentity: stores });
           } finally {
             store.client.destroy();
           }
           out.log(`inventory frozen: digest ${String(request.inventory_digest)}`);
         }
-        out.result(request, keyValues(request, REQUEST_KEYS));
+        out.result(request, `${keyValues(request, REQUEST_KEYS)}\n\n${reviewView(request)}`);
       });
     }),
 };
@@ -119,6 +123,8 @@ export const inspectCommand: CommandModule<object, { id: string }> = {
           '',
           keyValues(inspection.request, REQUEST_KEYS),
           '',
+          reviewView(inspection.request),
+          '',
           'approval:',
           inspection.approval ? keyValues(inspection.approval) : '(none)',
           '',
@@ -132,7 +138,7 @@ export const inspectCommand: CommandModule<object, { id: string }> = {
     }),
 };
 
-type ApproveArgs = { id: string; 'approved-by': string; note?: string; 'not-before'?: string; delay?: string };
+type ApproveArgs = { id: string; 'approved-by': string; note?: string; 'not-before'?: string; delay?: string; digest?: string };
 export const approveCommand: CommandModule<object, ApproveArgs> = {
   command: 'approve <id>',
   describe: 'Approve the exact frozen inventory (a different operator than the requester)',
@@ -143,6 +149,7 @@ export const approveCommand: CommandModule<object, ApproveArgs> = {
       .option('note', { type: 'string' })
       .option('not-before', { type: 'string', describe: 'earliest execution time (ISO 8601)' })
       .option('delay', { type: 'string', describe: 'grace period before execution, e.g. 30m, 24h, 7d' })
+      .option('digest', { type: 'string', describe: 'the inventory digest you reviewed (at least its first 8 hex digits); refused if it is not the frozen one' })
       .conflicts('not-before', 'delay') as Argv<ApproveArgs>,
   handler: (args) =>
     run(async (out) => {
@@ -154,8 +161,8 @@ export const approveCommand: CommandModule<object, ApproveArgs> = {
       }
       const delay = args.delay === undefined ? null : parseDelay(args.delay);
       await withEngine('deletions-cli', async (engine) => {
-        const request = await engine.approve({ requestId: id, approvedBy: args['approved-by'], note: args.note ?? null, notBefore, delay });
-        out.result(request, keyValues(request, REQUEST_KEYS));
+        const request = await engine.approve({ requestId: id, approvedBy: args['approved-by'], note: args.note ?? null, notBefore, delay, digest: args.digest ?? null });
+        out.result(request, `${keyValues(request, REQUEST_KEYS)}\n\n${reviewView(request)}`);
       });
     }),
 };
