@@ -591,6 +591,22 @@ $$;
 ALTER FUNCTION community_deletion._community_lock_key(p_community uuid) OWNER TO community_deletion_owner;
 
 --
+-- Name: _describe_store_identity(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._describe_store_identity(p_identity jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.format('S3 %s bucket %s, Redis %s database %s',
+                           p_identity ->> 's3_endpoint', p_identity ->> 's3_bucket',
+                           p_identity ->> 'redis_server', p_identity ->> 'redis_db')
+$$;
+
+
+ALTER FUNCTION community_deletion._describe_store_identity(p_identity jsonb) OWNER TO community_deletion_owner;
+
+--
 -- Name: _fence_trigger_problems(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -715,9 +731,13 @@ CREATE TABLE community_deletion.requests (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     requested_login text,
+    store_identity jsonb,
+    store_identity_recorded_at timestamp with time zone,
+    destructive_difference jsonb,
     CONSTRAINT requests_abort_is_whole CHECK (((stage = 'aborted'::text) = ((aborted_at IS NOT NULL) AND (aborted_by IS NOT NULL) AND (abort_reason IS NOT NULL)))),
     CONSTRAINT requests_block_is_whole CHECK (((blocked_at IS NULL) = (blocked_reason IS NULL))),
     CONSTRAINT requests_counters_are_non_negative CHECK (((lease_generation >= 0) AND (attempts >= 0) AND (retry_count >= 0))),
+    CONSTRAINT requests_destructive_difference_shape CHECK (((destructive_difference IS NULL) OR ((jsonb_typeof(destructive_difference) = 'object'::text) AND (destructive_difference ?& ARRAY['changed'::text, 'tables'::text, 'prefixes'::text])))),
     CONSTRAINT requests_destructive_manifest_is_whole CHECK (((destructive_storage_manifest IS NULL) = (destructive_storage_frozen_at IS NULL))),
     CONSTRAINT requests_digest_is_hex CHECK ((inventory_digest ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT requests_fenced_stages_have_generation CHECK (((NOT community_deletion._stage_is_fenced(stage)) OR (fence_generation IS NOT NULL))),
@@ -727,12 +747,27 @@ CREATE TABLE community_deletion.requests (
     CONSTRAINT requests_requested_by_is_present CHECK (((btrim(requested_by) <> ''::text) AND (length(requested_by) <= 512))),
     CONSTRAINT requests_retry_stage_is_valid CHECK (((retry_stage IS NULL) OR community_deletion._stage_is_runnable(retry_stage))),
     CONSTRAINT requests_stage_is_valid CHECK ((community_deletion._stage_order(stage) IS NOT NULL)),
+    CONSTRAINT requests_store_identity_shape CHECK ((((store_identity IS NULL) = (store_identity_recorded_at IS NULL)) AND ((store_identity IS NULL) OR ((jsonb_typeof(store_identity) = 'object'::text) AND (store_identity ?& ARRAY['s3_endpoint'::text, 's3_bucket'::text, 'redis_server'::text, 'redis_db'::text]))))),
     CONSTRAINT requests_terminal_holds_no_lease CHECK (((NOT community_deletion._stage_is_terminal(stage)) OR (lease_owner IS NULL))),
     CONSTRAINT requests_terminal_is_completed CHECK ((community_deletion._stage_is_terminal(stage) = (completed_at IS NOT NULL)))
 );
 
 
 ALTER TABLE community_deletion.requests OWNER TO postgres;
+
+--
+-- Name: COLUMN requests.store_identity; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.requests.store_identity IS 'The stores the inventory was taken from (S3 endpoint + bucket, Redis server + database), canonical; every executor step must present the same (verify_store_identity).';
+
+
+--
+-- Name: COLUMN requests.destructive_difference; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.requests.destructive_difference IS 'Per table rows and per prefix object versions that appeared or vanished between the approved inventory and the post-fence destructive manifest.';
+
 
 --
 -- Name: _finish_postgres_purge(community_deletion.requests, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -892,6 +927,83 @@ $$;
 
 
 ALTER FUNCTION community_deletion._inheritance_role(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _inventory_difference(uuid, jsonb, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  v_approved_counts jsonb := coalesce(p_inventory -> 'schema' -> 'row_counts', '{}'::jsonb);
+  v_now jsonb := '{}'::jsonb;
+  v_table record;
+  v_count bigint;
+  v_tables jsonb;
+  v_prefixes jsonb;
+  v_comparable boolean := (p_inventory -> 'storage' -> 'chunk_size') = (p_destructive -> 'chunk_size');
+begin
+  for v_table in
+    select community_deletion._table_label(r.schema_name, r.table_name) as label,
+           community_deletion._registered_relation(r.schema_name, r.table_name) as rel
+      from community_deletion.registered_tables r
+     where r.kind = 'scoped'
+  loop
+    v_count := null;
+    if v_table.rel is not null then
+      execute format('select count(*) from %s where community_id = $1', v_table.rel) into v_count using p_community;
+    end if;
+    v_now := v_now || jsonb_build_object(v_table.label, v_count);
+  end loop;
+
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'table', t.label,
+           'approved_rows', t.approved,
+           'fenced_rows', t.fenced,
+           'appeared', greatest(coalesce(t.fenced, 0) - t.approved, 0),
+           'vanished', greatest(t.approved - coalesce(t.fenced, 0), 0)) order by t.label collate "C"), '[]'::jsonb)
+    into v_tables
+    from (select l.label,
+                 coalesce((v_approved_counts ->> l.label)::bigint, 0) as approved,
+                 case when v_now ? l.label then (v_now ->> l.label)::bigint else 0 end as fenced
+            from (select k as label from jsonb_object_keys(v_approved_counts) k
+                  union
+                  select k from jsonb_object_keys(v_now) k) l) t;
+
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'prefix', p.prefix,
+           'approved_versions', p.approved,
+           'fenced_versions', p.fenced,
+           'appeared', greatest(p.fenced - p.approved, 0),
+           'vanished', greatest(p.approved - p.fenced, 0),
+           'content_changed', case when v_comparable then p.approved_digest is distinct from p.fenced_digest end)
+           order by p.prefix collate "C"), '[]'::jsonb)
+    into v_prefixes
+    from (select coalesce(a.e ->> 'prefix', d.e ->> 'prefix') as prefix,
+                 coalesce((a.e ->> 'object_count')::bigint, 0) as approved,
+                 coalesce((d.e ->> 'object_count')::bigint, 0) as fenced,
+                 a.e ->> 'keys_digest' as approved_digest,
+                 d.e ->> 'keys_digest' as fenced_digest
+            from jsonb_array_elements(coalesce(p_inventory -> 'storage' -> 'prefixes', '[]'::jsonb)) a(e)
+            full join jsonb_array_elements(coalesce(p_destructive -> 'prefixes', '[]'::jsonb)) d(e)
+              on a.e ->> 'prefix' = d.e ->> 'prefix') p;
+
+  return jsonb_build_object(
+    'changed', exists (select 1 from jsonb_array_elements(v_tables) e
+                        where (e ->> 'appeared')::bigint > 0 or (e ->> 'vanished')::bigint > 0
+                           or jsonb_typeof(e -> 'fenced_rows') = 'null')
+               or exists (select 1 from jsonb_array_elements(v_prefixes) e
+                           where (e ->> 'appeared')::bigint > 0 or (e ->> 'vanished')::bigint > 0
+                              or (e ->> 'content_changed')::boolean is true),
+    'tables', v_tables,
+    'prefixes', v_prefixes);
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion._inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb) OWNER TO community_deletion_owner;
 
 --
 -- Name: _inventory_digest(jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -1189,6 +1301,105 @@ $$;
 
 
 ALTER FUNCTION community_deletion._next_stage(stage text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _normalize_store_identity(jsonb, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._normalize_store_identity(p_identity jsonb, p_what text) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+  -- scheme, user information (dropped), host (or [v6]), port, path, query (dropped)
+  c_url constant text := '^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^@/?#]*@)?(\[[^]]*\]|[^:/?#]*)(?::([0-9]*))?([^?#]*)(?:\?[^#]*)?(?:#.*)?$';
+  v_key text;
+  v_parts text[];
+  v_scheme text;
+  v_host text;
+  v_port text;
+  v_path text;
+  v_endpoint text;
+  v_bucket text;
+  v_server text;
+  v_db_text text;
+  v_db integer;
+begin
+  if p_identity is null or jsonb_typeof(p_identity) <> 'object' then
+    raise exception '%: the store identity must be a json object, got %', p_what, coalesce(jsonb_typeof(p_identity), 'null')
+      using errcode = 'DL1I1';
+  end if;
+  for v_key in select k from jsonb_object_keys(p_identity) k loop
+    if v_key not in ('s3_endpoint', 's3_bucket', 'redis_server', 'redis_db') then
+      raise exception '%: unknown store identity field %', p_what, v_key
+        using errcode = 'DL1I1', hint = 'Fields: s3_endpoint, s3_bucket, redis_server, redis_db.';
+    end if;
+  end loop;
+
+  -- S3: endpoint URL and bucket.
+  v_endpoint := btrim(p_identity ->> 's3_endpoint');
+  v_parts := regexp_match(coalesce(v_endpoint, ''), c_url);
+  v_scheme := lower(v_parts[1]);
+  if v_parts is null or v_scheme not in ('http', 'https') or v_parts[2] = '' then
+    raise exception '%: s3_endpoint % is not an http(s) URL', p_what, coalesce(v_endpoint, '(missing)')
+      using errcode = 'DL1I1';
+  end if;
+  v_host := lower(v_parts[2]);
+  v_port := nullif(v_parts[3], '');
+  if v_port is not null and (length(v_port) > 5 or v_port::integer > 65535) then
+    raise exception '%: s3_endpoint % has an invalid port', p_what, v_endpoint using errcode = 'DL1I1';
+  end if;
+  v_port := nullif(ltrim(v_port, '0'), '');
+  if (v_scheme = 'http' and v_port = '80') or (v_scheme = 'https' and v_port = '443') then
+    v_port := null;
+  end if;
+  v_path := rtrim(v_parts[4], '/');
+  v_endpoint := v_scheme || '://' || v_host || coalesce(':' || v_port, '') || v_path;
+  v_bucket := btrim(p_identity ->> 's3_bucket');
+  if v_bucket is null or v_bucket = '' or jsonb_typeof(p_identity -> 's3_bucket') <> 'string' then
+    raise exception '%: s3_bucket is missing or blank', p_what using errcode = 'DL1I1';
+  end if;
+
+  -- Redis: server and database.
+  v_server := btrim(p_identity ->> 'redis_server');
+  if v_server is null or v_server = '' then
+    raise exception '%: redis_server is missing or blank', p_what using errcode = 'DL1I1';
+  end if;
+  if v_server like 'unix:%' then
+    v_server := 'unix:' || rtrim(substr(v_server, 6), '/');
+  else
+    if v_server !~ '://' then
+      v_server := 'redis://' || v_server;
+    end if;
+    v_parts := regexp_match(v_server, c_url);
+    if v_parts is null or lower(v_parts[1]) not in ('redis', 'rediss') or v_parts[2] = '' then
+      raise exception '%: redis_server % is not host[:port] or a redis:// URL', p_what, p_identity ->> 'redis_server'
+        using errcode = 'DL1I1';
+    end if;
+    v_port := coalesce(nullif(ltrim(v_parts[3], '0'), ''), case when v_parts[3] ~ '^0+$' then '0' end, '6379');
+    if length(v_port) > 5 or v_port::integer > 65535 then
+      raise exception '%: redis_server % has an invalid port', p_what, p_identity ->> 'redis_server' using errcode = 'DL1I1';
+    end if;
+    v_server := lower(v_parts[2]) || ':' || v_port;
+    v_db_text := nullif(btrim(v_parts[4], '/'), '');
+  end if;
+  if p_identity ? 'redis_db' and jsonb_typeof(p_identity -> 'redis_db') <> 'null' then
+    v_db_text := btrim(p_identity ->> 'redis_db');
+  end if;
+  if v_db_text is not null and (v_db_text !~ '^[0-9]{1,9}$') then
+    raise exception '%: redis_db % is not a database number', p_what, v_db_text using errcode = 'DL1I1';
+  end if;
+  v_db := coalesce(v_db_text::integer, 0);
+
+  if concat(v_endpoint, v_bucket, v_server) ~ '[[:cntrl:]\s]' then
+    raise exception '%: the store identity contains white space or control characters', p_what using errcode = 'DL1I1';
+  end if;
+  return jsonb_build_object('s3_endpoint', v_endpoint, 's3_bucket', v_bucket, 'redis_server', v_server, 'redis_db', v_db);
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion._normalize_store_identity(p_identity jsonb, p_what text) OWNER TO community_deletion_owner;
 
 --
 -- Name: _owned_key_pattern(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -2397,10 +2608,10 @@ COMMENT ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executo
 
 
 --
--- Name: approve(uuid, text, text, timestamp with time zone, interval); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: approve(uuid, text, text, timestamp with time zone, interval, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text DEFAULT NULL::text, not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval) RETURNS community_deletion.requests
+CREATE FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text DEFAULT NULL::text, not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, digest text DEFAULT NULL::text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -2412,6 +2623,8 @@ declare
   p_note alias for $3;
   p_not_before alias for $4;
   p_delay alias for $5;
+  p_digest alias for $6;
+  v_digest text := lower(btrim(p_digest));
   v_approved_by text := community_deletion._require_identity(p_approved_by, 'approved_by');
   v_note text := community_deletion._require_operator_text(p_note, 'note', false);
   v_minimum interval;
@@ -2426,6 +2639,11 @@ begin
   if p_delay is not null and p_delay < interval '0' then
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
+  end if;
+  if p_digest is not null and v_digest !~ '^[0-9a-f]{8,64}$' then
+    raise exception 'deletion request %: digest % is not 8 to 64 hex digits of the inventory digest', p_request_id, p_digest
+      using errcode = 'DL1I1',
+            hint = 'Pass the digest shown by `deletions inspect` (or at least its first 8 hex digits).';
   end if;
   select s.approval_grace_period into v_minimum from community_deletion.settings s;
   v_minimum := coalesce(v_minimum, interval '0');
@@ -2472,6 +2690,13 @@ begin
             hint = 'The stored inventory was modified after it was frozen; investigate the control plane before anyone approves.';
   end if;
 
+  if v_digest is not null and left(v_request.inventory_digest, length(v_digest)) is distinct from v_digest then
+    raise exception 'deletion request %: the approver reviewed inventory digest %, but the frozen inventory''s digest is %',
+      p_request_id, v_digest, v_request.inventory_digest
+      using errcode = 'DL3A2',
+            hint = 'Review the request again (`deletions inspect ID`, community_deletion.inspect) and approve the digest it shows.';
+  end if;
+
   insert into community_deletion.approvals
     (request_id, community_id, inventory_digest, approved_by, approved_login, note, not_before, approved_at)
   values
@@ -2486,13 +2711,13 @@ end;
 $_$;
 
 
-ALTER FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text) OWNER TO community_deletion_owner;
 
 --
--- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) IS 'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay).';
+COMMENT ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text) IS 'Approve the exact frozen inventory as a second operator; optional grace period (not_before or delay); optional digest (prefix, 8+ hex) the approver reviewed.';
 
 
 --
@@ -3150,6 +3375,8 @@ begin
   update community_deletion.requests r
      set destructive_storage_manifest = v_manifest,
          destructive_storage_frozen_at = now(),
+         destructive_difference = community_deletion._inventory_difference(
+           v_request.community_id, v_request.inventory_manifest, v_manifest),
          updated_at = now()
    where r.id = p_request_id
      and r.stage = 'fenced'
@@ -3180,10 +3407,10 @@ COMMENT ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uu
 
 
 --
--- Name: freeze_inventory(uuid, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: freeze_inventory(uuid, jsonb, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) RETURNS community_deletion.requests
+CREATE FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb DEFAULT NULL::jsonb) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -3192,11 +3419,13 @@ declare
   -- The parameters under their internal names (bare names are columns).
   p_request_id alias for $1;
   p_storage_manifest alias for $2;
+  p_store_identity alias for $3;
   v_request community_deletion.requests;
   v_state text;
   v_schema jsonb;
   v_storage jsonb;
   v_inventory jsonb;
+  v_store_identity jsonb;
 begin
   perform community_deletion._apply_lock_timeout();
   select r.* into v_request from community_deletion.requests r where r.id = p_request_id for update;
@@ -3223,6 +3452,10 @@ begin
       using errcode = 'DL2C1';
   end if;
 
+  if p_store_identity is not null then
+    v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
+  end if;
+
   perform community_deletion.validate_catalog();
   v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);
   v_schema := community_deletion._schema_manifest(v_request.community_id);
@@ -3235,6 +3468,8 @@ begin
          inventory_manifest = v_inventory,
          inventory_digest = community_deletion._inventory_digest(v_inventory),
          inventory_frozen_at = now(),
+         store_identity = v_store_identity,
+         store_identity_recorded_at = case when v_store_identity is null then null else now() end,
          last_error = null,
          last_error_at = null,
          updated_at = now()
@@ -3245,13 +3480,13 @@ end;
 $_$;
 
 
-ALTER FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb) OWNER TO community_deletion_owner;
 
 --
--- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) IS 'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated; computes the digest an approver approves.';
+COMMENT ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb) IS 'Freeze the request''s inventory: the SQL schema manifest plus the storage summary the driver enumerated, and the store identity it came from; computes the digest an approver approves.';
 
 
 --
@@ -4634,7 +4869,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 14
+  select 15
 $$;
 
 
@@ -5310,6 +5545,13 @@ begin
   elsif old.destructive_storage_frozen_at is not null
         and new.destructive_storage_frozen_at is distinct from old.destructive_storage_frozen_at then
     v_field := 'destructive_storage_frozen_at';
+  elsif old.store_identity is not null
+        and (new.store_identity is distinct from old.store_identity
+             or new.store_identity_recorded_at is distinct from old.store_identity_recorded_at) then
+    v_field := 'store_identity';
+  elsif old.destructive_difference is not null
+        and new.destructive_difference is distinct from old.destructive_difference then
+    v_field := 'destructive_difference';
   elsif old.quiescing_started_at is not null
         and (new.quiescing_started_at is distinct from old.quiescing_started_at
              or new.pre_quiesce_archived_at is distinct from old.pre_quiesce_archived_at) then
@@ -5762,6 +6004,67 @@ ALTER FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text
 --
 
 COMMENT ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) IS 'Raise DL5S1 unless the serving lease is still live; call right before an irreversible external call.';
+
+
+--
+-- Name: verify_store_identity(uuid, text, bigint, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+declare
+  -- The parameters under their internal names (bare names are columns).
+  p_request_id alias for $1;
+  p_owner alias for $2;
+  p_generation alias for $3;
+  p_identity alias for $4;
+  v_identity jsonb := community_deletion._normalize_store_identity(p_identity, 'store_identity');
+  v_request community_deletion.requests;
+  v_differs text[];
+begin
+  perform community_deletion._apply_lock_timeout();
+  -- Held until commit: a claim cannot take over between the check and the record.
+  perform community_deletion._lock_request(p_request_id);
+  select r.* into v_request from community_deletion.requests r where r.id = p_request_id;
+  v_request := community_deletion._verify_lease(p_request_id, p_owner, p_generation, v_request.stage);
+
+  if v_request.store_identity is null then
+    update community_deletion.requests r
+       set store_identity = v_identity, store_identity_recorded_at = now(), updated_at = now()
+     where r.id = p_request_id and r.store_identity is null;
+    perform community_deletion._checkpoint(p_request_id, v_request.stage, 'store_identity_recorded', 'completed', p_generation,
+      jsonb_build_object('store_identity', v_identity,
+                         'note', 'the inventory was frozen without a store identity; recorded at the first executor step'));
+    return v_identity;
+  end if;
+
+  if v_request.store_identity = v_identity then
+    return v_identity;
+  end if;
+  select array_agg(k order by k) into v_differs
+    from jsonb_object_keys(v_identity) k
+   where v_request.store_identity -> k is distinct from v_identity -> k;
+  raise exception 'store mismatch for deletion request % (community %): it was inventoried against %, but this executor is configured for % (differing: %); nothing was touched. Run the executor with the recorded stores (BUZZ_S3_ENDPOINT, BUZZ_S3_BUCKET, REDIS_URL with its database), then `deletions unblock %` (community_deletion.unblock)',
+    p_request_id, v_request.community_id,
+    community_deletion._describe_store_identity(v_request.store_identity),
+    community_deletion._describe_store_identity(v_identity),
+    array_to_string(v_differs, ', '), p_request_id
+    using errcode = 'DL4S1',
+          hint = 'If the request really belongs to other stores, abort it (up to fenced) and submit again; past fenced, run it against the recorded stores.';
+end;
+$_$;
+
+
+ALTER FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) IS 'Raise DL4S1 unless the executor''s stores (S3 endpoint + bucket, Redis server + database) are the request''s recorded ones; records them for a request frozen without.';
 
 
 --
@@ -9028,6 +9331,13 @@ REVOKE ALL ON FUNCTION community_deletion._community_columns(p_table regclass) F
 
 
 --
+-- Name: FUNCTION _describe_store_identity(p_identity jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._describe_store_identity(p_identity jsonb) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _fence_trigger_problems(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -9075,6 +9385,13 @@ REVOKE ALL ON FUNCTION community_deletion._identity_key(p_identity text) FROM PU
 --
 
 REVOKE ALL ON FUNCTION community_deletion._inheritance_role(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb) FROM PUBLIC;
 
 
 --
@@ -9166,6 +9483,13 @@ REVOKE ALL ON FUNCTION community_deletion._manifest_entry_line(p_entry jsonb) FR
 --
 
 REVOKE ALL ON FUNCTION community_deletion._native_community_lock_key(uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _normalize_store_identity(p_identity jsonb, p_what text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._normalize_store_identity(p_identity jsonb, p_what text) FROM PUBLIC;
 
 
 --
@@ -9377,11 +9701,11 @@ GRANT ALL ON FUNCTION community_deletion.append_key_chunk(request_id uuid, execu
 
 
 --
--- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text, not_before timestamp with time zone, delay interval, digest text) TO community_deletion_operator;
 
 
 --
@@ -9457,11 +9781,11 @@ GRANT ALL ON FUNCTION community_deletion.freeze_destructive_manifest(request_id 
 
 
 --
--- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb) TO community_deletion_operator;
 
 
 --
@@ -9920,6 +10244,14 @@ GRANT ALL ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid
 
 REVOKE ALL ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) TO community_deletion_app;
+
+
+--
+-- Name: FUNCTION verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) TO community_deletion_executor;
 
 
 --

@@ -12,7 +12,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 /** A pool or a transaction: anything postgres.js can run a tagged query on. */
 export type Queryable = postgres.Sql | postgres.TransactionSql;
