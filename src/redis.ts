@@ -100,6 +100,9 @@ export function createRedisClient(config: RedisConfig): Redis {
     commandTimeout: commandTimeout + 1000,
   });
   commandTimeouts.set(client, commandTimeout);
+  // Connection errors reach every command as its failure (classified, then
+  // recorded); without a listener ioredis would also print each one to stderr.
+  client.on('error', () => {});
   return client;
 }
 
