@@ -24,10 +24,16 @@ export interface S3Config {
   addressingStyle: AddressingStyle;
   /** Absent: use the SDK's default credential chain (instance role, profile, …). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Absent: DEFAULT_TIMEOUTS. */
+  connectTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface RedisConfig {
   url: string;
+  /** Absent: DEFAULT_TIMEOUTS. */
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
 }
 
 export interface Tuning {
@@ -36,6 +42,42 @@ export interface Tuning {
   leaseSeconds: number;
   heartbeatSeconds: number;
 }
+
+/**
+ * Every call to a store is bounded, so no hung server can hold a lease
+ * forever (a timeout is a transient failure on the normal retry path).
+ * Milliseconds; 0 disables the PostgreSQL statement/idle-in-transaction
+ * timeouts (the server's own settings then apply).
+ */
+export interface Timeouts {
+  /** DELETIONS_PG_CONNECT_TIMEOUT_SECONDS: establishing a PostgreSQL connection. */
+  pgConnectMs: number;
+  /** DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: statement_timeout of the CLI's sessions; must exceed settings.lock_timeout. */
+  pgStatementMs: number;
+  /** DELETIONS_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: idle_in_transaction_session_timeout of the CLI's sessions. */
+  pgIdleInTransactionMs: number;
+  /** DELETIONS_S3_CONNECT_TIMEOUT_SECONDS: TCP (and TLS) connect to the S3 endpoint. */
+  s3ConnectMs: number;
+  /** DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: an S3 request with no response activity for this long fails. */
+  s3RequestMs: number;
+  /** DELETIONS_REDIS_CONNECT_TIMEOUT_SECONDS: connecting to Redis. */
+  redisConnectMs: number;
+  /** DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS: one Redis command (SCAN page, UNLINK, PUBLISH). */
+  redisCommandMs: number;
+  /** DELETIONS_STEP_TIMEOUT_SECONDS: an executor step making no progress for this long fails (transient). */
+  stepMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  pgConnectMs: 10_000,
+  pgStatementMs: 900_000,
+  pgIdleInTransactionMs: 300_000,
+  s3ConnectMs: 10_000,
+  s3RequestMs: 60_000,
+  redisConnectMs: 10_000,
+  redisCommandMs: 30_000,
+  stepMs: 3_600_000,
+};
 
 export const MAX_CHUNK_SIZE = 10_000;
 
@@ -75,12 +117,29 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/** The timeout variables; invalid values are a ConfigError naming the variable. */
+export function loadTimeouts(env: Env = process.env): Timeouts {
+  const seconds = (name: string, fallbackMs: number, min: number) => integer(env, name, fallbackMs / 1000, min, 86_400) * 1000;
+  return {
+    pgConnectMs: seconds('DELETIONS_PG_CONNECT_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.pgConnectMs, 1),
+    pgStatementMs: seconds('DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.pgStatementMs, 0),
+    pgIdleInTransactionMs: seconds('DELETIONS_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.pgIdleInTransactionMs, 0),
+    s3ConnectMs: seconds('DELETIONS_S3_CONNECT_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.s3ConnectMs, 1),
+    s3RequestMs: seconds('DELETIONS_S3_REQUEST_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.s3RequestMs, 1),
+    redisConnectMs: seconds('DELETIONS_REDIS_CONNECT_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.redisConnectMs, 1),
+    redisCommandMs: seconds('DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.redisCommandMs, 1),
+    stepMs: seconds('DELETIONS_STEP_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.stepMs, 1),
+  };
+}
+
 export function loadDatabaseUrl(env: Env = process.env): string {
   return parseUrl('DATABASE_URL', required(env, 'DATABASE_URL'), ['postgres:', 'postgresql:']);
 }
 
 export function loadRedisConfig(env: Env = process.env): RedisConfig {
-  return { url: parseUrl('REDIS_URL', required(env, 'REDIS_URL'), ['redis:', 'rediss:']) };
+  const url = parseUrl('REDIS_URL', required(env, 'REDIS_URL'), ['redis:', 'rediss:']);
+  const timeouts = loadTimeouts(env);
+  return { url, connectTimeoutMs: timeouts.redisConnectMs, commandTimeoutMs: timeouts.redisCommandMs };
 }
 
 export function loadS3Config(env: Env = process.env): S3Config {
@@ -95,7 +154,10 @@ export function loadS3Config(env: Env = process.env): S3Config {
 
   const accessKeyId = optional(env, 'BUZZ_S3_ACCESS_KEY');
   const secretAccessKey = optional(env, 'BUZZ_S3_SECRET_KEY');
-  const config: S3Config = { endpoint, bucket, region, addressingStyle: style };
+  const timeouts = loadTimeouts(env);
+  const config: S3Config = {
+    endpoint, bucket, region, addressingStyle: style, connectTimeoutMs: timeouts.s3ConnectMs, requestTimeoutMs: timeouts.s3RequestMs,
+  };
   if (accessKeyId !== undefined && secretAccessKey !== undefined) {
     config.credentials = { accessKeyId, secretAccessKey };
   } else if (accessKeyId !== undefined || secretAccessKey !== undefined) {

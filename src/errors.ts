@@ -47,8 +47,14 @@ export type SqlStateName = (typeof SQLSTATES)[number]['name'];
 
 const byCode = new Map<string, SqlStateInfo>(SQLSTATES.map((s) => [s.code, s]));
 
-/** Standard SQLSTATEs (or classes) that are worth retrying with backoff. */
-const RETRYABLE_STANDARD = new Set(['40001', '40P01', '55P03', '57P01', '57P02', '57P03']);
+/**
+ * Standard SQLSTATEs (or classes) that are worth retrying with backoff:
+ * serialization/deadlock, lock_not_available, the server shutting down or
+ * starting, and the timeouts the CLI sets on its sessions (src/db.ts):
+ * statement_timeout (57014 query_canceled), idle_in_transaction_session_timeout
+ * (25P03) and idle_session_timeout (57P05).
+ */
+const RETRYABLE_STANDARD = new Set(['40001', '40P01', '55P03', '57P01', '57P02', '57P03', '57014', '25P03', '57P05']);
 const RETRYABLE_CLASSES = new Set(['08', '53']);
 
 export function sqlStateInfo(code: string | undefined): SqlStateInfo | undefined {

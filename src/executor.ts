@@ -68,6 +68,37 @@ export interface ExecutorDeps {
   /** Called after each named step boundary (e.g. "chunk_deleted:0"); crash tests install one. */
   onBoundary?: (boundary: string) => Promise<void> | void;
   clock?: Clock;
+  /**
+   * An external effect (one store call, or a listing) that makes no progress
+   * for this long is abandoned and fails as a transient StepTimeoutError, so
+   * a heartbeat never keeps a hung step alive (default 1 h).
+   */
+  stepTimeoutMs?: number;
+  /** Structured events for logs and metrics (src/cli/execute.ts). */
+  events?: (event: ExecutorEvent) => void;
+}
+
+/** What happened, for logs and metrics; never a decision input. */
+export type ExecutorEvent =
+  | { event: 'claim'; requestId: string; stage: string; leaseGeneration: string }
+  | { event: 'stage_done'; requestId: string; stage: string; ms: number }
+  | { event: 'heartbeat'; requestId: string }
+  | { event: 'completed'; requestId: string }
+  | { event: 'failure'; requestId: string; stage: string; unitKey: string; transient: boolean; blocked: boolean; error: string }
+  | { event: 'stopped'; requestId: string; stage: string }
+  | { event: 'lease_lost'; requestId: string; stage: string; error: string };
+
+export const DEFAULT_STEP_TIMEOUT_MS = 3_600_000;
+
+/** An external effect made no progress within the step deadline (transient: retried with backoff). */
+export class StepTimeoutError extends Error {
+  override readonly name = 'StepTimeoutError';
+  readonly code = 'step_timeout';
+  readonly transient = true;
+
+  constructor(unitKey: string, ms: number) {
+    super(`${unitKey} made no progress for ${ms / 1000} s (DELETIONS_STEP_TIMEOUT_SECONDS); abandoned`);
+  }
 }
 
 export type RunOutcome =
@@ -104,6 +135,10 @@ class StepError extends Error {
 export class Executor {
   private readonly shutdown = new AbortController();
   private readonly clock: Clock;
+  /** The external effect in flight: aborted when it is abandoned. */
+  private effect: AbortController | undefined;
+  /** Pushes the current effect's deadline back (progress was made). */
+  private touchStep: () => void = () => {};
 
   constructor(private readonly d: ExecutorDeps) {
     this.clock = d.clock ?? systemClock;
@@ -123,6 +158,19 @@ export class Executor {
     return this.shutdown.signal;
   }
 
+  /** The signal of the external effect in flight (S3Store sends every request with it). */
+  get effectSignal(): AbortSignal | undefined {
+    return this.effect?.signal;
+  }
+
+  private emit(event: ExecutorEvent): void {
+    try {
+      this.d.events?.(event);
+    } catch {
+      // Observability never changes what the executor does.
+    }
+  }
+
   /** Claim (a given request, or the oldest runnable one) and run it to the end or to a failure. */
   async runOnce(requestId?: string): Promise<RunOutcome> {
     const { engine, executorId, leaseSeconds } = this.d;
@@ -132,6 +180,7 @@ export class Executor {
     const claimed = await engine.claim({ executorId, requestId: requestId ?? null, leaseSeconds });
     if (!claimed) return { kind: 'nothing_claimable' };
     this.d.log(`claimed ${claimed.requestId} at ${claimed.stage} (generation ${claimed.leaseGeneration})`);
+    this.emit({ event: 'claim', requestId: claimed.requestId, stage: claimed.stage, leaseGeneration: String(claimed.leaseGeneration) });
     return this.drive(claimed, sentAt);
   }
 
@@ -146,12 +195,14 @@ export class Executor {
         stage = state.stage;
         if (stage === 'retention_pending') {
           this.d.log(`${token.requestId} is complete (retention_pending)`);
+          this.emit({ event: 'completed', requestId: token.requestId });
           return { kind: 'completed', requestId: token.requestId, stages: timings };
         }
         this.checkCancelled(lease.signal);
         const started = Date.now();
         await this.step(token, state.stage, state.fenceGeneration, state.destructiveManifestFrozen, lease.signal);
         timings.push({ stage, ms: Date.now() - started });
+        this.emit({ event: 'stage_done', requestId: token.requestId, stage, ms: Date.now() - started });
         await this.d.onBoundary?.(`after:${stage}`);
       }
     } catch (error) {
@@ -191,6 +242,7 @@ export class Executor {
       try {
         await heartbeatEngine.heartbeat(token, { mode, leaseSeconds, draining: this.shuttingDown });
         if (!stopped) armDeadline(sentAt + leaseMs);
+        this.emit({ event: 'heartbeat', requestId: token.requestId });
       } catch (error) {
         if (isStaleLease(error)) {
           log(`lease on ${token.requestId} lost: ${(error as Error).message}`);
@@ -219,25 +271,49 @@ export class Executor {
   /**
    * Runs an external effect. A lost lease abandons it at once (another
    * executor may own the request now; nothing this one does can be
-   * reported). Shutdown does not: the in-flight request (at most one bulk
-   * delete, one listing page, one Redis pass) finishes, and the executor
-   * stops at the next cancellation check, so after it releases the lease no
-   * effect of its own is still running.
+   * reported), and so does a shutdown (SIGTERM/SIGINT: the run stops within
+   * a bounded time) and a step deadline (no progress for stepTimeoutMs: a
+   * transient StepTimeoutError). Abandoning aborts the effect's S3 request
+   * (effectSignal); a Redis command in flight ends by its own timeout. Every
+   * effect is idempotent against the frozen manifest (explicit versions,
+   * namespace UNLINK, PUBLISH), so one still reaching a store after the
+   * lease is released changes nothing the next claim does not redo.
    */
   private async external<T>(lease: AbortSignal, unitKey: string, effect: () => Promise<T>): Promise<T> {
     this.checkCancelled(lease);
-    let onAbort: (() => void) | undefined;
-    const lost = new Promise<never>((_, reject) => {
-      onAbort = () => reject(lease.reason instanceof Cancelled ? lease.reason : new Cancelled('lease_lost', 'lease lost'));
-      lease.addEventListener('abort', onAbort, { once: true });
+    const controller = new AbortController();
+    this.effect = controller;
+    const stepMs = this.d.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    let cleanup = () => {};
+    const abandoned = new Promise<never>((_, reject) => {
+      let timer: unknown;
+      const arm = () => {
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        timer = this.clock.setTimeout(() => reject(new StepError(unitKey, new StepTimeoutError(unitKey, stepMs))), stepMs);
+      };
+      const onLease = () => reject(lease.reason instanceof Cancelled ? lease.reason : new Cancelled('lease_lost', 'lease lost'));
+      const onShutdown = () => reject(new Cancelled('shutdown', `shutdown requested during ${unitKey}`));
+      lease.addEventListener('abort', onLease, { once: true });
+      this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+      this.touchStep = arm;
+      arm();
+      cleanup = () => {
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        lease.removeEventListener('abort', onLease);
+        this.shutdown.signal.removeEventListener('abort', onShutdown);
+      };
     });
     try {
-      return await Promise.race([effect(), lost]);
+      return await Promise.race([effect(), abandoned]);
     } catch (error) {
-      if (error instanceof Cancelled) throw error;
+      if (error instanceof Cancelled || error instanceof StepError) throw error;
       throw new StepError(unitKey, error);
     } finally {
-      if (onAbort) lease.removeEventListener('abort', onAbort);
+      cleanup();
+      this.touchStep = () => {};
+      // Cuts off a request still in flight (a no-op once it has settled).
+      controller.abort(new Error(`${unitKey} abandoned`));
+      if (this.effect === controller) this.effect = undefined;
     }
   }
 
@@ -297,7 +373,10 @@ export class Executor {
           const summary = await this.external(lease, 'enumerate_storage', () =>
             enumerateOwnedStorage(store, taxonomy, token.communityId, {
               chunkSize: this.d.chunkSize,
-              onEntry: (prefix, n) => this.d.progress?.(`enumerating ${prefix}`, n),
+              onEntry: (prefix, n) => {
+                this.touchStep();
+                this.d.progress?.(`enumerating ${prefix}`, n);
+              },
               onChunk: async (chunk) => {
                 this.checkCancelled(lease);
                 await engine.appendKeyChunk(token, fg, { chunkNo: chunk.chunk_no, prefix: chunk.prefix, entries: chunk.entries });
@@ -394,11 +473,13 @@ export class Executor {
       // Clean shutdown: give the lease back without recording a failure.
       await engine.release(token).catch(() => false);
       this.d.log(`released ${token.requestId} at ${stage} for shutdown`);
+      this.emit({ event: 'stopped', requestId: token.requestId, stage });
       return { kind: 'stopped', requestId: token.requestId, stage };
     }
     if ((error instanceof Cancelled && error.reason === 'lease_lost') || isStaleLease(cause) || lease.aborted) {
       const message = cause instanceof Error ? cause.message : String(cause);
       this.d.log(`lost the lease on ${token.requestId} at ${stage}; stopping without further effects: ${message}`);
+      this.emit({ event: 'lease_lost', requestId: token.requestId, stage, error: message });
       return { kind: 'lease_lost', requestId: token.requestId, stage, error: message };
     }
     const message = describe(cause);
@@ -407,6 +488,7 @@ export class Executor {
       if (retryable) {
         const result = await engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message });
         this.d.log(`${token.requestId} ${stage}/${unitKey} failed (transient${result.blocked ? ', now blocked' : ''}): ${message}`);
+        this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: true, blocked: result.blocked, error: message });
         return {
           kind: 'failure_recorded', requestId: token.requestId, stage, blocked: result.blocked, error: message, retryable,
           ...(result.next_attempt_at === undefined ? {} : { nextAttemptAt: result.next_attempt_at }),
@@ -414,6 +496,7 @@ export class Executor {
       }
       await engine.block(token, { stage: stage as Stage, unitKey, error: message });
       this.d.log(`${token.requestId} ${stage}/${unitKey} failed permanently, blocked: ${message}`);
+      this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: false, blocked: true, error: message });
       return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: true, error: message, retryable };
     } catch (reportError) {
       if (isStaleLease(reportError)) return { kind: 'lease_lost', requestId: token.requestId, stage, error: message };
@@ -433,7 +516,7 @@ function describe(error: unknown): string {
 /** Polls for work with capped exponential backoff until shutdown (worker/drain). */
 export async function pollLoop(
   executor: Executor,
-  options: { untilEmpty: boolean; idleMinMs?: number; idleMaxMs?: number; log: (m: string) => void },
+  options: { untilEmpty: boolean; idleMinMs?: number; idleMaxMs?: number; log: (m: string) => void; onIdle?: () => void },
 ): Promise<RunOutcome[]> {
   const outcomes: RunOutcome[] = [];
   let idle = options.idleMinMs ?? 1000;
@@ -441,6 +524,7 @@ export async function pollLoop(
     const outcome = await executor.runOnce();
     if (outcome.kind === 'nothing_claimable') {
       if (options.untilEmpty) break;
+      options.onIdle?.();
       // Interrupted by SIGTERM/SIGINT: an idle worker stops at once.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, idle + Math.floor(Math.random() * 250));

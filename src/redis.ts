@@ -4,7 +4,7 @@
 
 import { Redis, ReplyError } from 'ioredis';
 import redisErrors from 'redis-errors';
-import type { RedisConfig } from './config.js';
+import { DEFAULT_TIMEOUTS, type RedisConfig } from './config.js';
 import { NETWORK_ERRNO } from './failures.js';
 import { assertCommunityId } from './taxonomy.js';
 
@@ -81,10 +81,50 @@ export function classifyRedisError(error: unknown, status: string, command: stri
   return make('unexpected', false);
 }
 
+/** Our own bound on one command (RedisCache.call): a typed, transient CacheError. */
+const commandTimeouts = new WeakMap<Redis, number>();
+
 export function createRedisClient(config: RedisConfig): Redis {
+  const commandTimeout = config.commandTimeoutMs ?? DEFAULT_TIMEOUTS.redisCommandMs;
   // Fail a command rather than queue it forever while Redis is unreachable;
-  // the executor retries the stage with backoff.
-  return new Redis(config.url, { maxRetriesPerRequest: 3, lazyConnect: true, enableOfflineQueue: true });
+  // the executor retries the stage with backoff. The offline queue holds a
+  // command only while (re)connecting, each bounded by the command timeout
+  // and by maxRetriesPerRequest reconnect attempts; connectTimeout bounds a
+  // connect that never completes. ioredis's own commandTimeout (a second
+  // later than ours) drops the command from its queue.
+  const client = new Redis(config.url, {
+    maxRetriesPerRequest: 3,
+    lazyConnect: true,
+    enableOfflineQueue: true,
+    connectTimeout: config.connectTimeoutMs ?? DEFAULT_TIMEOUTS.redisConnectMs,
+    commandTimeout: commandTimeout + 1000,
+  });
+  commandTimeouts.set(client, commandTimeout);
+  // Connection errors reach every command as its failure (classified, then
+  // recorded); without a listener ioredis would also print each one to stderr.
+  client.on('error', () => {});
+  return client;
+}
+
+/** A Redis command got no answer within the command timeout (transient). */
+export class RedisTimeoutError extends CacheError {
+  constructor(command: string, ms: number) {
+    super('command_timeout', true, `Redis ${command} got no answer within ${ms / 1000} s (DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS)`);
+    this.name = 'RedisTimeoutError';
+  }
+}
+
+/** Runs one command under a deadline; the command's own late outcome is ignored. */
+export async function withCommandTimeout<T>(command: string, ms: number, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(command, ms)), ms);
+  });
+  try {
+    return await Promise.race([run(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Escape SCAN glob metacharacters so the id can only match itself. */
@@ -115,7 +155,7 @@ export class RedisCache implements Cache {
   /** Runs one command, turning its failure into a classified CacheError. */
   private async call<T>(command: string, run: () => Promise<T>): Promise<T> {
     try {
-      return await run();
+      return await withCommandTimeout(command, commandTimeouts.get(this.client) ?? DEFAULT_TIMEOUTS.redisCommandMs, run);
     } catch (error) {
       throw classifyRedisError(error, this.client.status, command);
     }

@@ -10,7 +10,7 @@ import {
   type DeleteObjectsCommandOutput,
   type ListObjectVersionsCommandOutput,
 } from '@aws-sdk/client-s3';
-import type { S3Config } from './config.js';
+import { DEFAULT_TIMEOUTS, type S3Config } from './config.js';
 import { compareUtf8, type ManifestEntry, type SizedEntry } from './manifest.js';
 import { NETWORK_ERRNO } from './failures.js';
 import { isOwnedPrefixShape } from './taxonomy.js';
@@ -112,7 +112,14 @@ export function classifyS3Error(error: unknown, operation: string): StorageError
 }
 
 export function createS3Client(config: S3Config, options: { maxAttempts?: number } = {}): S3Client {
+  const connectionTimeout = config.connectTimeoutMs ?? DEFAULT_TIMEOUTS.s3ConnectMs;
+  const requestTimeout = config.requestTimeoutMs ?? DEFAULT_TIMEOUTS.s3RequestMs;
   return new S3Client({
+    // Every request is bounded: a connect that does not complete, a socket
+    // silent for requestTimeout, or a request not answered within it fails
+    // with the SDK's TimeoutError (transient: S3_TRANSIENT_CODES), which the
+    // SDK retries (maxAttempts) and then the executor records.
+    requestHandler: { connectionTimeout, requestTimeout, socketTimeout: requestTimeout, throwOnRequestTimeout: true },
     endpoint: config.endpoint,
     region: config.region,
     forcePathStyle: config.addressingStyle === 'path',
@@ -271,11 +278,26 @@ function pageSizeOf(options: ListOptions): number {
   return size;
 }
 
+export interface S3StoreOptions {
+  /**
+   * The signal of the effect in progress (the executor's: aborted on
+   * shutdown, a lost lease or a step deadline); every request is sent with
+   * it, so an abandoned request is cut off rather than left running.
+   */
+  signal?: () => AbortSignal | undefined;
+}
+
 export class S3Store {
   constructor(
     readonly client: S3Client,
     readonly bucket: string,
+    private readonly options: S3StoreOptions = {},
   ) {}
+
+  private sendOptions(): { abortSignal?: AbortSignal } {
+    const signal = this.options.signal?.();
+    return signal === undefined ? {} : { abortSignal: signal };
+  }
 
   /** Every version and delete marker under one owned prefix, in canonical order. */
   listVersions(prefix: string, options: ListOptions = {}): AsyncGenerator<SizedEntry> {
@@ -340,6 +362,7 @@ export class S3Store {
             Bucket: this.bucket,
             Delete: { Quiet: false, Objects: batch.map((entry) => ({ Key: entry.key, VersionId: entry.version_id })) },
           }),
+          this.sendOptions(),
         );
       } catch (error) {
         throw classifyS3Error(error, 'DeleteObjects');
@@ -363,6 +386,7 @@ export class S3Store {
           KeyMarker: markers?.keyMarker,
           VersionIdMarker: markers?.versionIdMarker,
         }),
+        this.sendOptions(),
       );
     } catch (error) {
       throw classifyS3Error(error, 'ListObjectVersions');
@@ -412,6 +436,7 @@ export class S3Store {
   }
 }
 
-export function createS3Store(config: S3Config, options: { maxAttempts?: number } = {}): S3Store {
-  return new S3Store(createS3Client(config, options), config.bucket);
+export function createS3Store(config: S3Config, options: { maxAttempts?: number } & S3StoreOptions = {}): S3Store {
+  const { signal, ...clientOptions } = options;
+  return new S3Store(createS3Client(config, clientOptions), config.bucket, signal === undefined ? {} : { signal });
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, loadDatabaseUrl, loadRedisConfig, loadS3Config, loadTuning } from '../src/config.js';
+import { ConfigError, DEFAULT_TIMEOUTS, loadDatabaseUrl, loadTimeouts, loadRedisConfig, loadS3Config, loadTuning } from '../src/config.js';
 
 const S3_BASE = { BUZZ_S3_ENDPOINT: 'http://127.0.0.1:9000', BUZZ_S3_BUCKET: 'media' };
 
@@ -27,6 +27,8 @@ t.test('S3: defaults, trimming and region fallback', async (t) => {
     bucket: 'media',
     region: 'us-east-1',
     addressingStyle: 'path',
+    connectTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
   });
   t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: 'eu-west-1' }).region, 'eu-west-1');
   t.equal(loadS3Config({ ...S3_BASE, AWS_REGION: 'eu-west-1', BUZZ_S3_REGION: 'ap-south-1' }).region, 'ap-south-1');
@@ -54,7 +56,9 @@ t.test('database and redis URLs', async (t) => {
   t.equal(loadDatabaseUrl({ DATABASE_URL: ' postgres://localhost/test ' }), 'postgres://localhost/test');
   t.equal(variableOf(() => loadDatabaseUrl({})), 'DATABASE_URL');
   t.equal(variableOf(() => loadDatabaseUrl({ DATABASE_URL: 'mysql://x/y' })), 'DATABASE_URL');
-  t.same(loadRedisConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }), { url: 'redis://127.0.0.1:6379/2' });
+  t.same(loadRedisConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }), {
+    url: 'redis://127.0.0.1:6379/2', connectTimeoutMs: 10_000, commandTimeoutMs: 30_000,
+  });
   t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: '' })), 'REDIS_URL');
   t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: 'http://x' })), 'REDIS_URL');
   // The default argument really is process.env.
@@ -95,4 +99,25 @@ t.test('tuning defaults and bounds', async (t) => {
 
 t.test('ConfigError message names the variable', async (t) => {
   t.throws(() => loadS3Config({ BUZZ_S3_ENDPOINT: 'http://x' }), { name: 'ConfigError', message: /BUZZ_S3_BUCKET/ });
+});
+
+t.test('timeouts: defaults, seconds from the environment, bounds', async (t) => {
+  t.same(loadTimeouts({}), DEFAULT_TIMEOUTS);
+  const custom = loadTimeouts({
+    DELETIONS_PG_CONNECT_TIMEOUT_SECONDS: '2', DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '0', DELETIONS_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: '7',
+    DELETIONS_S3_CONNECT_TIMEOUT_SECONDS: '3', DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: '4',
+    DELETIONS_REDIS_CONNECT_TIMEOUT_SECONDS: '5', DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS: '6', DELETIONS_STEP_TIMEOUT_SECONDS: '8',
+  });
+  t.same(custom, {
+    pgConnectMs: 2000, pgStatementMs: 0, pgIdleInTransactionMs: 7000, s3ConnectMs: 3000, s3RequestMs: 4000,
+    redisConnectMs: 5000, redisCommandMs: 6000, stepMs: 8000,
+  });
+  t.equal(loadS3Config({ ...S3_BASE, DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: '4' }).requestTimeoutMs, 4000);
+  t.equal(loadRedisConfig({ REDIS_URL: 'redis://x', DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS: '6' }).commandTimeoutMs, 6000);
+  for (const name of ['DELETIONS_PG_CONNECT_TIMEOUT_SECONDS', 'DELETIONS_S3_CONNECT_TIMEOUT_SECONDS', 'DELETIONS_S3_REQUEST_TIMEOUT_SECONDS',
+    'DELETIONS_REDIS_CONNECT_TIMEOUT_SECONDS', 'DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS', 'DELETIONS_STEP_TIMEOUT_SECONDS']) {
+    t.equal(variableOf(() => loadTimeouts({ [name]: '0' })), name, `${name} cannot be disabled`);
+    t.equal(variableOf(() => loadTimeouts({ [name]: '2s' })), name, `${name} takes whole seconds`);
+  }
+  t.equal(variableOf(() => loadTimeouts({ DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '86401' })), 'DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS');
 });

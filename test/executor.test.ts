@@ -412,7 +412,7 @@ interface Run {
   readonly promise: Promise<RunOutcome>;
 }
 
-function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number } = {}) {
+function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number; stepTimeoutMs?: number } = {}) {
   const clock = new ManualClock();
   const world = new World(clock);
   const community = randomUUID();
@@ -440,6 +440,7 @@ function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number } =
     executorId: 'executor-under-test', mode: 'run', chunkSize: 2,
     leaseSeconds: options.leaseSeconds ?? 60, heartbeatSeconds: options.heartbeatSeconds ?? 10,
     log: (m) => logs.push(m),
+    ...(options.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: options.stepTimeoutMs }),
   });
   const start = (): Run => {
     let outcome: RunOutcome | undefined;
@@ -843,24 +844,39 @@ t.test('a failure report refused with DL4L1 is a lost lease, not an error', asyn
 
 // ---- f. shutdown ----------------------------------------------------------------
 
-t.test('shutdown lets the in-flight request finish, then releases the lease: stopped', async (t) => {
+t.test('shutdown abandons the in-flight request (aborting it), then releases the lease: stopped', async (t) => {
   const h = harness();
   const hung = h.world.hang('store.deleteVersions');
   const run = h.start();
   await settle();
   t.equal(h.world.count('store.deleteVersions'), 1);
-  h.executor.requestShutdown();
-  await h.clock.advance(10_000);
-  t.same(h.world.calls.filter((c) => c.op === 'heartbeat').map((c) => c.arg), ['draining'], 'the heartbeat tells SQL the executor is draining');
-  t.notOk(run.settled, 'shutdown does not abandon the in-flight request');
+  const signal = h.executor.effectSignal;
+  t.ok(signal && !signal.aborted, 'the in-flight effect has a live signal');
   const mark = h.world.calls.length;
+  h.executor.requestShutdown();
+  await settle();
+  t.ok(signal?.aborted, 'its signal is aborted (S3Store sends every request with it)');
+  t.match(run.outcome, { kind: 'stopped', stage: 'drained' }, 'stopped without waiting for the hung request');
+  t.same(h.world.labels(mark), ['engine.release'], 'released, and nothing else');
+  t.equal(h.world.count('engine.recordFailure') + h.world.count('engine.block'), 0, 'shutdown is not a failure');
   hung.resolve();
   await settle();
-  t.match(run.outcome, { kind: 'stopped', stage: 'drained' });
-  t.same(h.world.labels(mark), ['engine.release'], 'released, and nothing else after the in-flight request');
-  t.equal(h.world.count('engine.recordFailure') + h.world.count('engine.block'), 0, 'shutdown is not a failure');
   await h.clock.advance(3_600_000);
-  t.same(h.world.labels(mark), ['engine.release'], 'heartbeat stopped');
+  t.same(h.world.labels(mark), ['engine.release'], 'the late answer and the heartbeat change nothing');
+});
+
+t.test('a hung external effect past the step deadline is a transient failure, recorded', async (t) => {
+  const h = harness({ stepTimeoutMs: 30_000 });
+  h.world.hang('store.deleteVersions');
+  const run = h.start();
+  await settle();
+  const mark = h.world.calls.length;
+  await h.clock.advance(29_000);
+  t.notOk(run.settled, 'still within the deadline');
+  await h.clock.advance(2_000);
+  await settle();
+  t.match(run.outcome, { kind: 'failure_recorded', stage: 'drained', retryable: true, error: /step_timeout.*no progress for 30 s/ });
+  t.same(h.world.labels(mark).filter((l) => l !== 'heartbeat'), ['engine.recordFailure(drained chunk:0)'], 'recorded on the normal retry path');
 });
 
 t.test('shutdown requested between stages stops before the next stage', async (t) => {

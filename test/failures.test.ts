@@ -22,7 +22,12 @@ import {
   RedisCache,
   RedisNotEmptyError,
   RedisScopeError,
+  RedisTimeoutError,
+  createRedisClient,
 } from '../src/redis.js';
+import { checkConnection, connect, DatabaseUnreachableError } from '../src/db.js';
+import { ConfigError } from '../src/config.js';
+import { StepTimeoutError } from '../src/executor.js';
 import {
   classifyS3Error,
   createS3Client,
@@ -376,4 +381,101 @@ t.test('typed errors say themselves whether they are transient', async (t) => {
   t.equal(classifyFailure(new CacheError('MOVED', true, 'x')).transient, true, 'typed beats a SQLSTATE-shaped code');
   t.equal(classifyFailure(new PermanentStorageError('ECONNRESET', 'x')).transient, false, 'typed beats an errno code');
   t.equal(classifyFailure(new TransientStorageError('DL3A1', 'x')).transient, true, 'typed beats a registry code');
+});
+
+// ---- timeouts (item: no hangs): each is a transient failure ---------------------
+
+/** A listener that accepts every connection and never answers. */
+async function silentServer(t: { teardown(fn: () => unknown): void }): Promise<number> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return (server.address() as net.AddressInfo).port;
+}
+
+t.test('timeout: an S3 request to a server that never answers → TimeoutError (ETIMEDOUT) → transient', async (t) => {
+  const port = await silentServer(t);
+  const client = createS3Client(
+    { endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', addressingStyle: 'path',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, connectTimeoutMs: 1000, requestTimeoutMs: 1000 },
+    { maxAttempts: 1 },
+  );
+  t.teardown(() => client.destroy());
+  const error = await rejection(client.send(new ListObjectVersionsCommand({ Bucket: 'b' })));
+  t.equal((error as Error).name, 'TimeoutError', 'the SDK request handler gives up with a TimeoutError');
+  const classified = classifyS3Error(error, 'ListObjectVersions');
+  t.ok(classified instanceof TransientStorageError, `transient (${classified.code})`);
+  t.equal(classifyFailure(classified).transient, true);
+  t.equal(classifyFailure(error).transient, true, 'the raw SDK error is transient too');
+});
+
+t.test('timeout: the SDK connection and socket timeouts (TimeoutError without errno) → transient', async (t) => {
+  // The shapes @smithy/node-http-handler raises for connectionTimeout and
+  // socketTimeout: an Error named TimeoutError with no code.
+  for (const what of ['connection', 'socket']) {
+    const error = Object.assign(new Error(`${what} timed out`), { name: 'TimeoutError' });
+    const classified = classifyS3Error(error, 'DeleteObjects');
+    t.ok(classified instanceof TransientStorageError, `${what} timeout is transient`);
+    t.equal(classified.code, 'TimeoutError');
+  }
+});
+
+t.test('timeout: a Redis command to a server that never answers → RedisTimeoutError → transient', async (t) => {
+  const port = await silentServer(t);
+  const client = createRedisClient({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 1000, commandTimeoutMs: 1000 });
+  t.teardown(() => client.disconnect());
+  const cache = new RedisCache(client);
+  const error = await rejection(cache.publishDisconnect(randomUUID()));
+  t.ok(error instanceof RedisTimeoutError, 'our own deadline fires (typed), not a message to parse');
+  t.ok(error instanceof CacheError);
+  t.same(classifyFailure(error), { transient: true, source: 'typed', code: 'command_timeout' });
+  t.equal(classifyRedisError(error, 'ready', 'PUBLISH'), error, 'classifyRedisError keeps it as it is');
+});
+
+t.test('timeout: PostgreSQL statement_timeout (57014) and idle_in_transaction_session_timeout (25P03) → transient', async (t) => {
+  const url = dbUrl('postgres');
+  const slow = connect(url, { max: 1, timeouts: { pgConnectMs: 5000, pgStatementMs: 200, pgIdleInTransactionMs: 0 } });
+  t.teardown(() => slow.end({ timeout: 0 }));
+  const [setting] = await slow<{ statement_timeout: string }[]>`select current_setting('statement_timeout') as statement_timeout`;
+  t.equal(setting?.statement_timeout, '200ms', 'the session runs with the configured statement_timeout');
+  const cancelled = await rejection(slow`select pg_sleep(30)`);
+  t.equal(sqlStateOf(cancelled), '57014', 'query_canceled');
+  t.same(classifyFailure(cancelled), { transient: true, source: 'sqlstate', code: '57014' });
+
+  const idle = connect(url, { max: 1, timeouts: { pgConnectMs: 5000, pgStatementMs: 0, pgIdleInTransactionMs: 200 } });
+  t.teardown(() => idle.end({ timeout: 0 }));
+  const ended = await rejection(idle.begin(async (tx) => {
+    await tx`select 1`;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await tx`select 1`;
+  }));
+  const code = String((ended as { code?: unknown }).code);
+  t.ok(['25P03', 'CONNECTION_CLOSED'].includes(code), `the server ended the idle transaction: ${code}`);
+  t.equal(classifyFailure(ended).transient, true);
+  t.same(classifyFailure(Object.assign(new Error('x'), { code: '25P03' })), { transient: true, source: 'sqlstate', code: '25P03' });
+  t.same(classifyFailure(Object.assign(new Error('x'), { code: '57P05' })), { transient: true, source: 'sqlstate', code: '57P05' });
+});
+
+t.test('timeout: a database that never answers → DatabaseUnreachableError (CONNECT_TIMEOUT, a ConfigError naming it) → transient', async (t) => {
+  const port = await silentServer(t);
+  const url = `postgres://postgres@127.0.0.1:${port}/silent_db`;
+  const sql = connect(url, { max: 1, timeouts: { pgConnectMs: 1000, pgStatementMs: 0, pgIdleInTransactionMs: 0 } });
+  t.teardown(() => sql.end({ timeout: 0 }));
+  const error = await rejection(checkConnection(sql, url));
+  t.ok(error instanceof DatabaseUnreachableError);
+  t.ok(error instanceof ConfigError, 'a configuration problem for the CLI (exit 5)');
+  t.equal((error as ConfigError).variable, 'DATABASE_URL');
+  t.match((error as Error).message, /database "silent_db" on 127\.0\.0\.1:\d+/);
+  t.same(classifyFailure(error), { transient: true, source: 'typed', code: 'CONNECT_TIMEOUT' });
+});
+
+t.test('timeout: an executor step past its deadline → StepTimeoutError → transient', async (t) => {
+  t.same(classifyFailure(new StepTimeoutError('chunk:0', 1000)), { transient: true, source: 'typed', code: 'step_timeout' });
 });

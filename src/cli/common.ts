@@ -5,7 +5,7 @@ import { sqlStateInfo, sqlStateOf } from '../errors.js';
 import { ConfigError, loadDatabaseUrl } from '../config.js';
 import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
-import { connect } from '../db.js';
+import { checkConnection, connect } from '../db.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
 
 export class CliError extends Error {
@@ -52,8 +52,11 @@ export function requireDatabaseUrl(): string {
  * before anything is read or written.
  */
 export async function withEngine<T>(applicationName: string, body: (engine: EngineClient) => Promise<T>): Promise<T> {
-  const sql = connect(requireDatabaseUrl(), { max: 1, applicationName });
+  const url = requireDatabaseUrl();
+  const sql = connect(url, { max: 1, applicationName });
   try {
+    // An unreachable, blackholed or missing database: exit 5, naming it.
+    await checkConnection(sql, url);
     const engine = new EngineClient(sql);
     await engine.assertSchemaVersion();
     return await body(engine);

@@ -14,6 +14,10 @@ export const EXIT = {
   config: 5,
   /** The sweep found keys outside the storage taxonomy. */
   unknownKeys: 6,
+  /** run/drain/worker stopped by SIGINT (128 + 2): its claim was released, nothing recorded. */
+  interrupted: 130,
+  /** run/drain/worker stopped by SIGTERM (128 + 15): its claim was released, nothing recorded. */
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -39,7 +39,7 @@ t.test('two drains empty the queue; each request completed exactly once', async 
   t.comment(`drain-a completed ${byA.length}, drain-b completed ${byB.length}`);
   t.same(byA.filter((id) => byB.includes(id)), [], 'no request completed by both drains');
   t.same([...byA, ...byB].sort(), [...ids].sort(), 'together they completed every request');
-  t.equal(ra.json.failures_recorded + rb.json.failures_recorded, 0, 'no failure recorded');
+  t.equal(ra.json.failed + rb.json.failed, 0, 'no failure recorded');
 
   for (const id of ids) {
     const row = await requestRow(sql, id);

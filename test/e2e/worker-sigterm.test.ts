@@ -1,6 +1,6 @@
 // SIGTERM stops a `worker` cleanly: holding a claim, it releases the lease
 // without recording a failure (no failed checkpoint, no retry, no block) and
-// exits 0, so another executor can claim at once rather than waiting for the
+// exits 143 (128 + SIGTERM: interrupted, never 0), so another executor can claim at once rather than waiting for the
 // lease to expire; idle, it exits at once instead of finishing its backoff
 // (an hour long here, so waiting it out would fail the test on any machine).
 import t from 'tap';
@@ -21,7 +21,7 @@ const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag
 const id = await submitAndApprove(sql, bucket.store, target.host);
 const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);
 
-t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit 0', async (t) => {
+t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit 143', async (t) => {
   // Default 60 s lease: only a real release lets the next run claim at once.
   const worker = startDeletions(['worker', '--executor-id', 'worker-1'], { ...env, DELETIONS_HEARTBEAT_SECONDS: '1' }, { pauseAt: 'after:fenced' });
   t.equal(await worker.paused, 'after:fenced');
@@ -35,8 +35,10 @@ t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit
   // Paused, the worker would wait forever: only the SIGTERM handler ends it.
   process.kill(worker.pid, 'SIGTERM');
   const result = await worker.done;
-  t.equal(result.code, 0, show(result));
-  t.match(result.json, { executor_id: 'worker-1', completed: 0, failures_recorded: 0, outcomes: [{ kind: 'stopped', requestId: id, stage: 'drained' }] });
+  t.equal(result.code, 143, show(result));
+  t.same(result.json, {
+    executor_id: 'worker-1', mode: 'worker', claimed: 1, completed: 0, failed: 0, blocked: 0, stopped: 1, lease_lost: 0, interrupted_by: 'SIGTERM',
+  }, 'the final output counts what the worker did, not every outcome');
   t.match(result.stderr, /SIGTERM received/);
 
   const row = await requestRow(sql, id);
@@ -55,7 +57,7 @@ t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit
   t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore, 'bystander byte-identical');
 });
 
-t.test('SIGTERM while idle: exits at once, not after its poll backoff', async (t) => {
+t.test('SIGTERM while idle: exits at once (143), not after its poll backoff', async (t) => {
   // After its first empty poll the worker sleeps an hour: only an
   // interruptible sleep lets it exit before the test's own time budget.
   const worker = startDeletions(['worker', '--executor-id', 'worker-idle', '--idle-min-seconds', '3600', '--idle-max-seconds', '3600'], env);
@@ -68,9 +70,19 @@ t.test('SIGTERM while idle: exits at once, not after its poll backoff', async (t
   }, 'the idle worker to poll once');
   process.kill(worker.pid, 'SIGTERM');
   const result = await worker.done;
-  t.equal(result.code, 0, show(result));
+  t.equal(result.code, 143, show(result));
   t.equal(result.signal, null, 'it exited by itself (the harness did not kill it)');
-  t.match(result.json, { executor_id: 'worker-idle', completed: 0, outcomes: [] });
+  t.match(result.json, { executor_id: 'worker-idle', claimed: 0, completed: 0, interrupted_by: 'SIGTERM' });
+  t.notOk('outcomes' in result.json, 'a worker does not list outcomes');
+});
+
+t.test('SIGINT while idle: exits 130', async (t) => {
+  const worker = startDeletions(['worker', '--executor-id', 'worker-int', '--idle-min-seconds', '3600', '--idle-max-seconds', '3600', '--log-format', 'json'], env);
+  await waitFor(async () => /"event":"idle"/.test(worker.stderr()), 'the idle worker to log its first idle poll');
+  process.kill(worker.pid, 'SIGINT');
+  const result = await worker.done;
+  t.equal(result.code, 130, show(result));
+  t.match(result.json, { executor_id: 'worker-int', interrupted_by: 'SIGINT' });
 });
 
 t.test('worker refuses idle intervals that make no sense', async (t) => {
