@@ -13,6 +13,16 @@ import type { TaxonomyRow } from './taxonomy.js';
  */
 export const SCHEMA_VERSION = 13;
 
+/** community_deletion.installation_report() (docs/managed.md). */
+export interface InstallationReport {
+  write_fence: 'native' | 'plpgsql';
+  ddl_lock: 'event_trigger' | 'explicit';
+  ddl_guard: 'event_trigger' | 'catalog_validation';
+  rls_exemption: 'bypassrls' | 'registration_check';
+  superuser_install: boolean;
+  degraded: { what: string; state: string; why: string }[];
+}
+
 /** A pool or a transaction: anything postgres.js can run a tagged query on. */
 export type Queryable = postgres.Sql | postgres.TransactionSql;
 
@@ -221,6 +231,13 @@ export class EngineClient {
   async writeFenceImplementation(): Promise<string> {
     const [row] = await this.sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
     return row!.impl;
+  }
+
+  /** What protects this installation and what is degraded (docs/managed.md). */
+  async installationReport(): Promise<InstallationReport> {
+    const [row] = await this.sql<{ report: InstallationReport }[]>`
+      select community_deletion.installation_report() as report`;
+    return row!.report;
   }
 
   // ---- operators ----------------------------------------------------------
