@@ -101,7 +101,9 @@ const PINNED: Record<string, Record<string, number>> = {
   'sha1:1bcd6ecdc407d0f38c058799c52994804c03c9b5': { event_trigger: 4 }, // 000009
 };
 
-export class ManagedRewriteError extends Error {}
+export class ManagedRewriteError extends Error {
+  override name = 'ManagedRewriteError';
+}
 
 /** Rewrites one committed migration's text for a non-superuser. */
 export function rewriteCommittedMigration(fileName: string, text: string): string {
