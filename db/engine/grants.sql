@@ -58,8 +58,6 @@ declare
       -- what is installed: `deletions migrate` asks as the migrating role,
       -- which holds none of the engine roles (they only answer)
       'schema_version', 'write_fence_implementation', 'installation_report',
-      -- validate_catalog and the registrations call it (it only answers)
-      '_row_security_problem',
       -- constants: the stage list (the view community_deletion.stages calls them as its reader)
       '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
       '_stage_is_abortable', '_stage_is_fenced'));

@@ -5,7 +5,9 @@
 --                                functions run as it, and the write fence and the
 --                                communities lifecycle guard recognise the engine
 --                                by current_user = this role. Nobody is ever
---                                granted membership. BYPASSRLS so a row-level
+--                                granted membership (but a non-superuser's
+--                                `deletions migrate`, for the length of the run:
+--                                src/migrate.ts). BYPASSRLS so a row-level
 --                                security policy can never hide rows from the
 --                                purge or the absence proof — when a superuser
 --                                creates it. Only a superuser may grant that
