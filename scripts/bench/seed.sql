@@ -182,18 +182,19 @@ begin
     return;
   end if;
   -- The DDL guard (event trigger _110_guard_registered_tables, migration
-  -- 000009) refuses dropping a registered table's fence: off for the drop,
-  -- in this benchmark database only.
+  -- 000009) refuses dropping a registered table's fence (and any DDL on the
+  -- table while it is missing): off until the variant is in place, in this
+  -- benchmark database only.
   alter event trigger _110_guard_registered_tables disable;
   for t in select tgname from pg_trigger where tgrelid = p_table and not tgisinternal and tgname like '\_010\_community\_write\_fence%' loop
     execute format('drop trigger %I on %s', t.tgname, p_table);
   end loop;
-  alter event trigger _110_guard_registered_tables enable;
   if p_variant = 'seed' then
     execute format('create trigger _010_seed_style_write_fence before insert or update or delete on %s '
                    'for each row execute function bench.seed_style_write_fence()', p_table);
   elsif p_variant <> 'none' then
     raise exception 'unknown fence variant %', p_variant;
   end if;
+  alter event trigger _110_guard_registered_tables enable;
 end;
 $$;
