@@ -45,6 +45,7 @@ E2E_TESTS=(
   test/e2e/crash-at-every-stage-boundary.test.ts
   test/e2e/crash-inside-chunk-loop.test.ts
   test/e2e/engine-connections-are-read-committed.test.ts
+  test/managed-postgres.test.ts
 )
 
 versions=("$@")

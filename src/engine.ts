@@ -14,6 +14,16 @@ import type { TaxonomyRow } from './taxonomy.js';
  */
 export const SCHEMA_VERSION = 15;
 
+/** community_deletion.installation_report() (docs/managed.md). */
+export interface InstallationReport {
+  write_fence: 'native' | 'plpgsql';
+  ddl_lock: 'event_trigger' | 'explicit';
+  ddl_guard: 'event_trigger' | 'catalog_validation';
+  rls_exemption: 'bypassrls' | 'registration_check';
+  superuser_install: boolean;
+  degraded: { what: string; state: string; why: string }[];
+}
+
 /** A pool or a transaction: anything postgres.js can run a tagged query on. */
 export type Queryable = postgres.Sql | postgres.TransactionSql;
 
@@ -286,6 +296,13 @@ export class EngineClient {
     return this.sql<{ name: string; enabled: boolean | null }[]>`
       select t.name, (select e.evtenabled <> 'D' from pg_catalog.pg_event_trigger e where e.evtname = t.name) as enabled
         from unnest(${[...ENGINE_EVENT_TRIGGERS]}::text[]) t(name) order by 1`;
+  }
+
+  /** What protects this installation and what is degraded (docs/managed.md). */
+  async installationReport(): Promise<InstallationReport> {
+    const [row] = await this.sql<{ report: InstallationReport }[]>`
+      select community_deletion.installation_report() as report`;
+    return row!.report;
   }
 
   // ---- operators ----------------------------------------------------------

@@ -34,8 +34,12 @@ t.test('migrate applies every migration to an empty database, then is a no-op', 
   t.teardown(() => db.drop());
   const first = deletions(['migrate', '--json'], { DATABASE_URL: db.url });
   t.equal(first.status, 0, first.stderr);
-  t.same(JSON.parse(first.stdout), { migrated: true, schema_version: SCHEMA_VERSION, write_fence: 'native' },
+  t.match(JSON.parse(first.stdout), { migrated: true, schema_version: SCHEMA_VERSION, write_fence: 'native', managed: false },
     'migrated to the schema version this driver was built for, with the native write fence (.ci/run installs db/native)');
+  t.same(JSON.parse(first.stdout).installation,
+    { write_fence: 'native', ddl_lock: 'event_trigger', ddl_guard: 'event_trigger', rls_exemption: 'bypassrls',
+      superuser_install: true, degraded: [] },
+    'migrated by a superuser: nothing degraded');
   const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from community_deletion.registered_tables where kind = 'scoped'`;
   t.equal(row?.n, 28, 'the registry is populated');
   const applied = await db.sql`select filename from graphile_migrate.migrations order by filename`;

@@ -38,6 +38,10 @@ comment on function community_deletion.plan(text) is
   'What a deletion of this host would remove from PostgreSQL (rows per registered table, in purge order), read-only: no request is created.';
 comment on function community_deletion.write_fence_implementation() is
   'Which implementation the write-fence triggers execute: native or plpgsql.';
+comment on function community_deletion.installation_report() is
+  'What protects this installation and what is degraded and why (native fence, DDL lock, DDL guard, RLS exemption) as jsonb.';
+comment on function community_deletion.ddl_lock() is
+  'Take the schema/destruction lock exclusively until the end of the transaction: call first in every migration where no event trigger does (managed servers).';
 
 -- Executors (role community_deletion_executor); every call but claim presents
 -- the lease token (request_id, executor_id, lease_generation).

@@ -52,6 +52,7 @@
 --!include functions/_require_read_committed.sql
 --!include functions/_require_text.sql
 --!include functions/_restore_community.sql
+--!include functions/_row_security_problem.sql
 --!include functions/_same_operator.sql
 --!include functions/_schema_destruction_lock_key.sql
 --!include functions/_schema_manifest.sql
@@ -80,6 +81,7 @@
 --!include functions/claim.sql
 --!include functions/clear_key_chunks.sql
 --!include functions/community_write_allowed.sql
+--!include functions/ddl_lock.sql
 --!include functions/executor_stopped.sql
 --!include functions/fence.sql
 --!include functions/finish_postgres_purge.sql
@@ -89,6 +91,7 @@
 --!include functions/heartbeat.sql
 --!include functions/inspect.sql
 --!include functions/install_write_fence.sql
+--!include functions/installation_report.sql
 --!include functions/key_chunk_progress.sql
 --!include functions/lease_state.sql
 --!include functions/list_requests.sql

@@ -52,6 +52,12 @@ declare
       '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
       -- the DDL guard: every role's DDL runs it (it only answers)
       '_guard_registered_tables',
+      -- the explicit DDL lock (no event trigger on a managed server): every
+      -- migrating role calls it, as every role's DDL runs the event trigger
+      'ddl_lock',
+      -- what is installed: `deletions migrate` asks as the migrating role,
+      -- which holds none of the engine roles (they only answer)
+      'schema_version', 'write_fence_implementation', 'installation_report',
       -- constants: the stage list (the view community_deletion.stages calls them as its reader)
       '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
       '_stage_is_abortable', '_stage_is_fenced'));

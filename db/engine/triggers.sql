@@ -87,23 +87,47 @@ create trigger _200_guard_read_state_delete
 
 -- Any DDL on non-temporary objects, by any tool, takes the schema/destruction
 -- lock exclusively (see _ddl_tag_is_deferred.sql for which event decides).
-drop event trigger if exists _100_lock_schema_destruction;
-create event trigger _100_lock_schema_destruction
-  on ddl_command_start
-  execute function community_deletion.tg_ddl__lock_schema_destruction();
-drop event trigger if exists _101_lock_schema_destruction_created;
-create event trigger _101_lock_schema_destruction_created
-  on ddl_command_end
-  execute function community_deletion.tg_ddl__lock_schema_destruction_created();
-drop event trigger if exists _102_lock_schema_destruction_dropped;
-create event trigger _102_lock_schema_destruction_dropped
-  on sql_drop
-  execute function community_deletion.tg_ddl__lock_schema_destruction_dropped();
+do $cd_managed$
+begin
+  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
+    execute 'drop event trigger if exists _100_lock_schema_destruction';
+    execute 'create event trigger _100_lock_schema_destruction on ddl_command_start execute function community_deletion.tg_ddl__lock_schema_destruction()';
+  else
+    raise notice 'community deletion: event trigger _100_lock_schema_destruction not created (not superuser; DDL lock: explicit)';
+  end if;
+end
+$cd_managed$;
+do $cd_managed$
+begin
+  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
+    execute 'drop event trigger if exists _101_lock_schema_destruction_created';
+    execute 'create event trigger _101_lock_schema_destruction_created on ddl_command_end execute function community_deletion.tg_ddl__lock_schema_destruction_created()';
+  else
+    raise notice 'community deletion: event trigger _101_lock_schema_destruction_created not created (not superuser; DDL lock: explicit)';
+  end if;
+end
+$cd_managed$;
+do $cd_managed$
+begin
+  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
+    execute 'drop event trigger if exists _102_lock_schema_destruction_dropped';
+    execute 'create event trigger _102_lock_schema_destruction_dropped on sql_drop execute function community_deletion.tg_ddl__lock_schema_destruction_dropped()';
+  else
+    raise notice 'community deletion: event trigger _102_lock_schema_destruction_dropped not created (not superuser; DDL lock: explicit)';
+  end if;
+end
+$cd_managed$;
 
 -- After any DDL, refuse it if it weakened the guards of a registered table
 -- (a fence trigger dropped or disabled, a table made a partition or child):
 -- _guard_registered_tables, DL7C2.
-drop event trigger if exists _110_guard_registered_tables;
-create event trigger _110_guard_registered_tables
-  on ddl_command_end
-  execute function community_deletion.tg_ddl__guard_registered_tables();
+do $cd_managed$
+begin
+  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
+    execute 'drop event trigger if exists _110_guard_registered_tables';
+    execute 'create event trigger _110_guard_registered_tables on ddl_command_end execute function community_deletion.tg_ddl__guard_registered_tables()';
+  else
+    raise notice 'community deletion: event trigger _110_guard_registered_tables not created (not superuser; DDL lock: explicit)';
+  end if;
+end
+$cd_managed$;

@@ -11,7 +11,9 @@
 -- to a partition or child: docs/security.md#partitions-and-inheritance); a
 -- table without community_id uuid NOT NULL, or with another column that
 -- holds a community; one without a valid index leading with community_id; one
--- registered with another kind. Grants the engine owner what the purge needs
+-- registered with another kind; one whose row-level security would apply to
+-- the engine owner (_row_security_problem: a managed server's owner has no
+-- BYPASSRLS). Grants the engine owner what the purge needs
 -- on the table. Re-running it is harmless: the triggers are replaced in place
 -- and the purge order may change.
 create or replace function community_deletion.register_scoped_table(table_name regclass, purge_order integer)
@@ -67,6 +69,12 @@ begin
     raise exception 'cannot register % as community-scoped: no valid index leads with community_id', p_table
       using errcode = 'DL7C1',
             hint = 'Create an index (or primary key) whose first column is community_id first.';
+  end if;
+  if community_deletion._row_security_problem(p_table) is not null then
+    raise exception 'cannot register % as community-scoped: %', p_table, community_deletion._row_security_problem(p_table)
+      using errcode = 'DL7C1',
+            hint = 'A policy could hide rows from the purge and the absence proof. Disable row-level security on the table, '
+                   'or have a superuser give community_deletion_owner BYPASSRLS (docs/managed.md).';
   end if;
   select r.kind into v_registered from community_deletion.registered_tables r
    where r.schema_name = v_schema and r.table_name = v_name;

@@ -64,6 +64,12 @@ begin
       raise exception 'cannot register % as provenance: % must be nullable and lead a valid index', p_table, v_column
         using errcode = 'DL7C1';
     end if;
+    if community_deletion._row_security_problem(p_table) is not null then
+      raise exception 'cannot register % as provenance: %', p_table, community_deletion._row_security_problem(p_table)
+        using errcode = 'DL7C1',
+              hint = 'A policy could hide rows from the purge. Disable row-level security on the table, '
+                     'or have a superuser give community_deletion_owner BYPASSRLS (docs/managed.md).';
+    end if;
   end if;
   select r.kind into v_registered from community_deletion.registered_tables r
    where r.schema_name = v_schema and r.table_name = v_name;

@@ -15,7 +15,11 @@
 --   4. every registered provenance table is a plain table whose only
 --      community column is the registered one, nullable and leading an
 --      index, guarded by _020_provenance_guard;
---   5. every foreign key of a registered scoped or provenance table that
+--   5. row-level security of a registered scoped or provenance table does
+--      not apply to the engine owner (_row_security_problem: without
+--      BYPASSRLS, on a managed server, a policy could hide rows from the
+--      purge and the absence proof);
+--   6. every foreign key of a registered scoped or provenance table that
 --      references a registered scoped table has an index leading with its
 --      referencing columns (_foreign_key_index_problems: without it the
 --      purge is quadratic).
@@ -87,7 +91,8 @@ begin
                            where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
                         then r.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end], null)
+                        then 'no valid index leads with ' || r.community_column end,
+                   community_deletion._row_security_problem(x.rel)], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)

