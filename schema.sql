@@ -9,15 +9,24 @@
 --                                functions run as it, and the write fence and the
 --                                communities lifecycle guard recognise the engine
 --                                by current_user = this role. Nobody is ever
---                                granted membership. BYPASSRLS so a row-level
+--                                granted membership (but a non-superuser's
+--                                `deletions migrate`, for the length of the run:
+--                                src/migrate.ts). BYPASSRLS so a row-level
 --                                security policy can never hide rows from the
---                                purge or the absence proof.
+--                                purge or the absence proof — when a superuser
+--                                creates it. Only a superuser may grant that
+--                                attribute: migrated by another role (a managed
+--                                server) it is created without it, and
+--                                validate_catalog / register_scoped_table refuse
+--                                a registered table whose row-level security
+--                                would apply to it (docs/managed.md).
 --   community_deletion_operator  submit / approve / abort / unblock / inspect / list.
 --   community_deletion_executor  claim, heartbeat and the stage functions.
 --   community_deletion_app       the application writer: ordinary tenant writes on
 --                                the scoped tables, communities (non-lifecycle
 --                                columns), serving-write leases.
--- Attributes are changed only when they differ: concurrent ALTER ROLE on the same
+-- Attributes are changed only when they differ (and BYPASSRLS only by a
+-- superuser, the only role allowed to): concurrent ALTER ROLE on the same
 -- role from two migrating databases can fail with "tuple concurrently updated".
 do $$
 declare
@@ -33,16 +42,18 @@ begin
     if not exists (select 1 from pg_catalog.pg_roles where rolname = v_role.name) then
       begin
         execute format('create role %I nologin noinherit %s', v_role.name,
-                       case when v_role.bypass_rls then 'bypassrls' else 'nobypassrls' end);
+                       case when not (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then ''
+                            when v_role.bypass_rls then 'bypassrls' else 'nobypassrls' end);
       exception when duplicate_object or unique_violation then
         null; -- created concurrently by another migrating database
       end;
     end if;
     if exists (select 1 from pg_catalog.pg_roles
                 where rolname = v_role.name
-                  and (rolcanlogin or rolsuper or rolbypassrls <> v_role.bypass_rls)) then
+                  and (rolcanlogin or rolsuper or (rolbypassrls <> v_role.bypass_rls and (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user)))) then
       execute format('alter role %I nologin nosuperuser %s', v_role.name,
-                     case when v_role.bypass_rls then 'bypassrls' else 'nobypassrls' end);
+                     case when not (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then ''
+                            when v_role.bypass_rls then 'bypassrls' else 'nobypassrls' end);
     end if;
   end loop;
 end;
@@ -1959,6 +1970,29 @@ $$;
 ALTER FUNCTION community_deletion._restore_community(p_community uuid, p_archived_at timestamp with time zone, p_restore_archived boolean) OWNER TO community_deletion_owner;
 
 --
+-- Name: _row_security_problem(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._row_security_problem(p_rel regclass) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case
+           when not c.relrowsecurity then null
+           when (select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner') then null
+           when not c.relforcerowsecurity and pg_catalog.pg_has_role('community_deletion_owner', c.relowner, 'USAGE') then null
+           else 'row-level security applies to community_deletion_owner (it has no BYPASSRLS'
+                || case when c.relforcerowsecurity then ' and the table FORCEs row-level security' else ' and does not own the table' end
+                || ')'
+         end
+    from pg_catalog.pg_class c
+   where c.oid = p_rel
+$$;
+
+
+ALTER FUNCTION community_deletion._row_security_problem(p_rel regclass) OWNER TO community_deletion_owner;
+
+--
 -- Name: _same_operator(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -3101,6 +3135,29 @@ COMMENT ON FUNCTION community_deletion.community_write_allowed(community_id uuid
 
 
 --
+-- Name: ddl_lock(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.ddl_lock() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  perform pg_catalog.pg_advisory_xact_lock(community_deletion._schema_destruction_lock_key());
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.ddl_lock() OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION ddl_lock(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.ddl_lock() IS 'Take the schema/destruction lock exclusively until the end of the transaction: call first in every migration where no event trigger does (managed servers).';
+
+
+--
 -- Name: executor_stopped(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -3705,6 +3762,81 @@ ALTER FUNCTION community_deletion.install_write_fence(native boolean, library te
 --
 
 COMMENT ON FUNCTION community_deletion.install_write_fence(native boolean, library text) IS 'Install the write fence''s trigger functions: native when the library loads (superuser), else PL/pgSQL.';
+
+
+--
+-- Name: installation_report(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.installation_report() RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_fence text := community_deletion.write_fence_implementation();
+  v_lock boolean;
+  v_guard boolean;
+  v_bypass boolean;
+  v_degraded jsonb := '[]';
+begin
+  select count(*) = 3 into v_lock
+    from pg_catalog.pg_event_trigger e
+   where e.evtenabled <> 'D'
+     and (e.evtname, e.evtfoid) in (
+           ('_100_lock_schema_destruction', 'community_deletion.tg_ddl__lock_schema_destruction()'::pg_catalog.regprocedure),
+           ('_101_lock_schema_destruction_created', 'community_deletion.tg_ddl__lock_schema_destruction_created()'::pg_catalog.regprocedure),
+           ('_102_lock_schema_destruction_dropped', 'community_deletion.tg_ddl__lock_schema_destruction_dropped()'::pg_catalog.regprocedure));
+  select exists (select 1 from pg_catalog.pg_event_trigger e
+                  where e.evtenabled <> 'D' and e.evtname = '_110_guard_registered_tables'
+                    and e.evtfoid = 'community_deletion.tg_ddl__guard_registered_tables()'::pg_catalog.regprocedure)
+    into v_guard;
+  select coalesce((select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner'), false)
+    into v_bypass;
+  if v_fence <> 'native' then
+    v_degraded := v_degraded || pg_catalog.jsonb_build_object(
+      'what', 'native fence', 'state', 'no',
+      'why', case when v_lock or v_guard
+                  then 'the library community_deletion_fence is not installed on the server (make -C db/native install, '
+                       'then select community_deletion.install_write_fence() as a superuser); the PL/pgSQL fence enforces the same rules, slower'
+                  else 'not superuser: C functions need a superuser (and the library on the server); '
+                       'the PL/pgSQL fence enforces the same rules, slower' end);
+  end if;
+  if not v_lock then
+    v_degraded := v_degraded || pg_catalog.jsonb_build_object(
+      'what', 'DDL lock', 'state', 'explicit',
+      'why', 'no event trigger (only a superuser may create one): every migration must call '
+             'select community_deletion.ddl_lock() first in its transaction; destructive steps re-validate the catalog either way');
+  end if;
+  if not v_guard then
+    v_degraded := v_degraded || pg_catalog.jsonb_build_object(
+      'what', 'DDL guard', 'state', 'catalog validation',
+      'why', 'no event trigger: DDL that weakens a registered table''s fence is not refused when issued; '
+             'validate_catalog finds it and blocks every destructive step');
+  end if;
+  if not v_bypass then
+    v_degraded := v_degraded || pg_catalog.jsonb_build_object(
+      'what', 'RLS exemption', 'state', 'registration check',
+      'why', 'community_deletion_owner has no BYPASSRLS (only a superuser may grant it): tables whose row-level security '
+             'would apply to it are refused by registration and reported by validate_catalog');
+  end if;
+  return pg_catalog.jsonb_build_object(
+    'write_fence', v_fence,
+    'ddl_lock', case when v_lock then 'event_trigger' else 'explicit' end,
+    'ddl_guard', case when v_guard then 'event_trigger' else 'catalog_validation' end,
+    'rls_exemption', case when v_bypass then 'bypassrls' else 'registration_check' end,
+    'superuser_install', v_lock or v_guard,
+    'degraded', v_degraded);
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.installation_report() OWNER TO community_deletion_owner;
+
+--
+-- Name: FUNCTION installation_report(); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+COMMENT ON FUNCTION community_deletion.installation_report() IS 'What protects this installation and what is degraded and why (native fence, DDL lock, DDL guard, RLS exemption) as jsonb.';
 
 
 --
@@ -4530,6 +4662,12 @@ begin
       using errcode = 'DL7C1',
             hint = 'Create an index (or primary key) whose first column is community_id first.';
   end if;
+  if community_deletion._row_security_problem(p_table) is not null then
+    raise exception 'cannot register % as community-scoped: %', p_table, community_deletion._row_security_problem(p_table)
+      using errcode = 'DL7C1',
+            hint = 'A policy could hide rows from the purge and the absence proof. Disable row-level security on the table, '
+                   'or have a superuser give community_deletion_owner BYPASSRLS (docs/managed.md).';
+  end if;
   select r.kind into v_registered from community_deletion.registered_tables r
    where r.schema_name = v_schema and r.table_name = v_name;
   if v_registered is not null and v_registered <> 'scoped' then
@@ -4624,6 +4762,12 @@ begin
        or not community_deletion._has_leading_index(p_table, v_column) then
       raise exception 'cannot register % as provenance: % must be nullable and lead a valid index', p_table, v_column
         using errcode = 'DL7C1';
+    end if;
+    if community_deletion._row_security_problem(p_table) is not null then
+      raise exception 'cannot register % as provenance: %', p_table, community_deletion._row_security_problem(p_table)
+        using errcode = 'DL7C1',
+              hint = 'A policy could hide rows from the purge. Disable row-level security on the table, '
+                     'or have a superuser give community_deletion_owner BYPASSRLS (docs/managed.md).';
     end if;
   end if;
   select r.kind into v_registered from community_deletion.registered_tables r
@@ -4869,7 +5013,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 15
+  select 16
 $$;
 
 
@@ -5802,7 +5946,8 @@ begin
                            where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
                         then r.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end], null)
+                        then 'no valid index leads with ' || r.community_column end,
+                   community_deletion._row_security_problem(x.rel)], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)
@@ -9606,6 +9751,13 @@ REVOKE ALL ON FUNCTION community_deletion._restore_community(p_community uuid, p
 
 
 --
+-- Name: FUNCTION _row_security_problem(p_rel regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._row_security_problem(p_rel regclass) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _same_operator(p_a text, p_b text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -10016,7 +10168,6 @@ GRANT ALL ON FUNCTION community_deletion.request_status(request_id uuid) TO comm
 -- Name: FUNCTION schema_version(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion.schema_version() FROM PUBLIC;
 GRANT ALL ON FUNCTION community_deletion.schema_version() TO community_deletion_app;
 GRANT ALL ON FUNCTION community_deletion.schema_version() TO community_deletion_executor;
 GRANT ALL ON FUNCTION community_deletion.schema_version() TO community_deletion_operator;
@@ -10266,7 +10417,6 @@ GRANT ALL ON FUNCTION community_deletion.verify_token(request_id uuid, executor_
 -- Name: FUNCTION write_fence_implementation(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion.write_fence_implementation() FROM PUBLIC;
 GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_app;
 GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_executor;
 GRANT ALL ON FUNCTION community_deletion.write_fence_implementation() TO community_deletion_operator;
