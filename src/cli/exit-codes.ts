@@ -14,6 +14,8 @@ export const EXIT = {
   config: 5,
   /** The sweep found keys outside the storage taxonomy. */
   unknownKeys: 6,
+  /** An unexpected error: a bug in this program (please report it with the message). */
+  internal: 70,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
