@@ -7,6 +7,8 @@ import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
 import { connect } from '../db.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
+import { StorageError, StorageScopeError } from '../s3.js';
+import { CacheError } from '../redis.js';
 import { escapeControl, normalizeJson, writeLogLine } from './format.js';
 
 export class CliError extends Error {
@@ -55,7 +57,8 @@ export function reportUsageError(message: string, options: { flag?: string } = {
   if (jsonMode()) {
     process.stdout.write(`${JSON.stringify({ error: message, exit_code: EXIT.usage, ...(options.flag ? { flag: options.flag } : {}), usage: true })}\n`);
   }
-  process.stderr.write(`${escapeControl(message)}\n`);
+  // yargs' own messages span lines; every other control character is escaped.
+  process.stderr.write(`${escapeControl(message).replace(/\\n/g, '\n')}\n`);
   process.exitCode = EXIT.usage;
 }
 
@@ -120,7 +123,9 @@ export function isS3ServiceError(error: unknown): boolean {
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof ConfigError || error instanceof SchemaVersionError) return EXIT.config;
-  if (error instanceof TaxonomyError || error instanceof ManifestError) return EXIT.safetyRefusal;
+  if (error instanceof TaxonomyError || error instanceof ManifestError || error instanceof StorageScopeError) return EXIT.safetyRefusal;
+  // S3 or Redis failing outside a recorded executor step: the environment.
+  if (error instanceof StorageError || error instanceof CacheError) return EXIT.config;
   const code = sqlStateOf(error);
   if (code) return exitCodeForSqlState(code);
   if (isS3ServiceError(error)) return EXIT.config;

@@ -134,7 +134,7 @@ t.test('approve as bob, then run to retention_pending', async (t) => {
   const run = await deletions(['run', requestId, '--executor-id', 'e2e-executor'], { ...env, DELETIONS_TEST_PAUSE_AT: 'after:fenced' });
   t.equal(run.code, 0, show(run));
   t.equal(run.stdout.trim().split('\n').length, 1, 'exactly one line on stdout');
-  t.match(run.json, { kind: 'completed', requestId });
+  t.match(run.json, { kind: 'completed', request_id: requestId });
   t.same(run.json.stages.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES, 'every runnable stage ran once, in order');
   t.same(messages, ['{"op":"DisconnectCommunity"}'], 'disconnect published on conn-control');
 });

@@ -36,7 +36,7 @@ t.test('SIGTERM while holding a claim: lease released, no failure recorded, exit
   process.kill(worker.pid, 'SIGTERM');
   const result = await worker.done;
   t.equal(result.code, 0, show(result));
-  t.match(result.json, { executor_id: 'worker-1', completed: 0, failures_recorded: 0, outcomes: [{ kind: 'stopped', requestId: id, stage: 'drained' }] });
+  t.match(result.json, { executor_id: 'worker-1', completed: 0, failures_recorded: 0, outcomes: [{ kind: 'stopped', request_id: id, stage: 'drained' }] });
   t.match(result.stderr, /SIGTERM received/);
 
   const row = await requestRow(sql, id);
