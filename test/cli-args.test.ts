@@ -11,7 +11,7 @@ import {
 import { CliError } from '../src/cli/common.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { Progress, escapeControl, isoUtc, keyValues, normalizeJson, table, truncate } from '../src/cli/format.js';
-import { listTable, parseDelay, parseNotBefore } from '../src/cli/operator.js';
+import { listTable, parseDelay, parseNotBefore, progressBar } from '../src/cli/operator.js';
 import type { RequestListRow } from '../src/engine.js';
 
 function usageError(t: Test, fn: () => unknown, flag: string, message: RegExp): void {
@@ -155,4 +155,9 @@ t.test('a log line is written above the progress bar, which is then redrawn', as
   screen = '';
   p.log('after\n');
   t.equal(screen, 'after\n', 'without a bar the line is written as is');
+});
+
+t.test('inspect\'s progress bar counts object versions', async (t) => {
+  t.equal(progressBar(5, 10, 'object versions deleted', 10), '[#####.....] 5/10 object versions deleted');
+  t.equal(progressBar(0, 0, 'x', 4), '[....] 0/0 x');
 });

@@ -335,10 +335,14 @@ export function nextStep(inspection: Inspection): string | null {
   }
 }
 
-function inspectHuman(inspection: Inspection & { schema_version: number | null; next_step: string | null }): string {
+function inspectHuman(
+  inspection: Inspection & { schema_version: number | null; next_step: string | null; object_versions: { deleted: number; total: number } },
+): string {
+  const v = inspection.object_versions;
   return [
     `${inspection.state}: ${escapeControl(inspection.explanation)}`,
     ...(inspection.next_step ? [`next: ${escapeControl(inspection.next_step)}`] : []),
+    ...(v.total > 0 ? [progressBar(v.deleted, v.total, 'object versions deleted')] : []),
     '',
     keyValues(inspection.request, REQUEST_KEYS),
     '',
@@ -354,7 +358,16 @@ function inspectHuman(inspection: Inspection & { schema_version: number | null; 
 
 async function readInspection(engine: EngineClient, id: string, schemaVersion: number | null) {
   const inspection = await engine.inspect(id);
-  return { ...inspection, next_step: nextStep(inspection), schema_version: schemaVersion };
+  // Object versions of the frozen destructive manifest deleted so far (0/0 before the freeze and after verification).
+  const p = await engine.keyChunkProgress(id);
+  const object_versions = { deleted: p.entriesDeleted, total: p.entriesTotal };
+  return { ...inspection, object_versions, next_step: nextStep(inspection), schema_version: schemaVersion };
+}
+
+/** A text progress bar: `[#####.....] 50/100 label`. */
+export function progressBar(done: number, total: number, label: string, width = 30): string {
+  const filled = total > 0 ? Math.round((Math.min(done, total) / total) * width) : 0;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label}`;
 }
 
 type InspectArgs = { id: string; watch?: boolean; interval: string };

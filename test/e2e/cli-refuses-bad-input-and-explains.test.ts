@@ -235,8 +235,9 @@ t.test('inspect --watch prints one JSON document per change until the request is
   t.equal(aborted.code, 0, show(aborted));
   const done = await watcher.done;
   t.equal(done.code, 0, show(done));
-  const docs = done.stdout.trim().split('\n').map((l) => JSON.parse(l) as { state: string });
+  const docs = done.stdout.trim().split('\n').map((l) => JSON.parse(l) as { state: string; object_versions?: unknown });
   t.equal(docs[0]!.state, 'waiting_for_approval');
+  t.match(docs[0], { object_versions: { deleted: 0, total: 0 }, next_step: /deletions approve .* --approved-by WHO \(SQL: community_deletion\.approve\)/ });
   t.equal(docs[docs.length - 1]!.state, 'aborted', 'the watch ends at the terminal state');
   t.equal(new Set(docs.map((d) => JSON.stringify(d))).size, docs.length, 'only changes are printed');
   const again = await deletions(['inspect', requestId, '--watch'], env);
