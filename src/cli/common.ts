@@ -41,7 +41,9 @@ export function makeOutput(): Output {
     json,
     result(value, human) {
       if (json) process.stdout.write(`${JSON.stringify(normalizeJson(value))}\n`);
-      else process.stdout.write(`${human ?? JSON.stringify(normalizeJson(value), null, 2)}\n`);
+      // Safety net: whatever a command composed, no control character but
+      // the line breaks of its layout reaches the terminal unescaped.
+      else process.stdout.write(`${(human ?? JSON.stringify(normalizeJson(value), null, 2)).split('\n').map(escapeControl).join('\n')}\n`);
     },
     log(message) {
       writeLogLine(`${new Date().toISOString()} ${escapeControl(message)}\n`);
