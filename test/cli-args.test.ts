@@ -141,7 +141,10 @@ t.test('JSON: snake_case keys and ISO 8601 UTC times', async (t) => {
   t.equal(isoUtc('2026-12-01T08:27:04.123456+02:00'), '2026-12-01T06:27:04.123456Z');
   t.equal(isoUtc('2026-12-01 06:27:04+00'), '2026-12-01T06:27:04Z');
   t.equal(isoUtc('not a time'), undefined);
-  t.same(normalizeJson({ created_at: '2026-12-01T06:27:04.5+00:00' }), { created_at: '2026-12-01T06:27:04.5Z' });
+  t.same(normalizeJson({ created_at: '2026-12-01T06:27:04.5+00:00', request: { lease_until: '2026-12-01 08:00:00+02' } }), {
+    created_at: '2026-12-01T06:27:04.5Z', request: { lease_until: '2026-12-01T06:00:00Z' },
+  });
+  t.same(normalizeJson({ reason: '2026-12-01T08:00:00+02:00' }), { reason: '2026-12-01T08:00:00+02:00' }, 'a text is never rewritten');
 });
 
 t.test('a log line is written above the progress bar, which is then redrawn', async (t) => {

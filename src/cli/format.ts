@@ -45,7 +45,7 @@ export function table(rows: readonly object[], columns: readonly string[], optio
   if (rows.length === 0) return '(none)';
   const cells = rows.map((row) =>
     columns.map((c) => {
-      const value = text(field(row, c));
+      const value = text(field(row, c), c);
       const max = options.maxWidths?.[c];
       return max === undefined ? value : truncate(value, max);
     }),
@@ -61,7 +61,7 @@ export function keyValues(value: object, keys?: readonly string[]): string {
   const ks = (keys ?? Object.keys(value)).filter((k) => field(value, k) !== undefined);
   if (ks.length === 0) return '(none)';
   const width = Math.max(...ks.map((k) => k.length));
-  return ks.map((k) => `${k.padEnd(width)}  ${text(field(value, k))}`).join('\n');
+  return ks.map((k) => `${k.padEnd(width)}  ${text(field(value, k), k)}`).join('\n');
 }
 
 function field(value: object, key: string): unknown {
@@ -69,11 +69,11 @@ function field(value: object, key: string): unknown {
 }
 
 /** One cell or value for a human: times in ISO 8601 UTC, objects as JSON, control characters escaped. */
-export function text(v: unknown): string {
+export function text(v: unknown, key = ''): string {
   if (v === null || v === undefined) return '';
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') return escapeControl(JSON.stringify(normalizeJson(v)));
-  if (typeof v === 'string') return escapeControl(isoUtc(v) ?? v);
+  if (typeof v === 'object') return escapeControl(JSON.stringify(normalizeJson(v, key)));
+  if (typeof v === 'string') return escapeControl(TIME_KEY.test(key) ? (isoUtc(v) ?? v) : v);
   return escapeControl(String(v));
 }
 
@@ -101,18 +101,22 @@ function snakeKey(key: string): string {
   return /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
 }
 
+/** Keys whose string values are times (the SQL's naming: created_at, lease_until, not_before…). */
+const TIME_KEY = /(?:_at|_until|^not_before|_time)$/;
+
 /**
  * The JSON every command prints: keys in snake_case (like the SQL API),
- * times as ISO 8601 UTC with Z (Date objects and timestamp strings from
- * jsonb alike).
+ * times as ISO 8601 UTC with Z (Date objects, and timestamp strings from
+ * jsonb under a time-named key; other strings — reasons, notes — are left
+ * exactly as stored).
  */
-export function normalizeJson(value: unknown): unknown {
+export function normalizeJson(value: unknown, key = ''): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'string') return isoUtc(value) ?? value;
+  if (typeof value === 'string') return TIME_KEY.test(key) ? (isoUtc(value) ?? value) : value;
   if (typeof value === 'bigint') return value.toString();
-  if (Array.isArray(value)) return value.map(normalizeJson);
+  if (Array.isArray(value)) return value.map((v) => normalizeJson(v, key));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeKey(k), normalizeJson(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeKey(k), normalizeJson(v, snakeKey(k))]));
   }
   return value;
 }

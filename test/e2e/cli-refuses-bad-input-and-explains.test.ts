@@ -247,3 +247,17 @@ t.test('inspect --watch prints one JSON document per change until the request is
   t.equal(badInterval.code, 2, show(badInterval));
   t.match(badInterval.json, { flag: '--interval' });
 });
+
+t.test('a well-formed --delay (1h30m) and a --note-file are accepted', async (t) => {
+  const h = `delay-${tag}.example`;
+  await sql`select tests.seed_community(${h}, 1)`;
+  const submitted = await deletions(['submit', '--host', h, '--requested-by', 'alice@ops'], env);
+  t.equal(submitted.code, 0, show(submitted));
+  const note = await withStdin(['approve', submitted.json.id, '--approved-by', 'bob@ops', '--delay', '1h30m', '--note-file', '-'], 'checked with the tenant\n', approverEnv(env));
+  t.equal(note.code, 0, show(note));
+  const [a] = await sql<{ seconds: number; note: string }[]>`
+    select extract(epoch from not_before - approved_at)::int as seconds, note from community_deletion.approvals where request_id = ${submitted.json.id}`;
+  t.same(a, { seconds: 5400, note: 'checked with the tenant' });
+  const inspected = await deletions(['inspect', submitted.json.id], env);
+  t.match(inspected.json, { state: 'grace_period', next_step: /deletions abort/ });
+});
