@@ -261,3 +261,13 @@ t.test('a well-formed --delay (1h30m) and a --note-file are accepted', async (t)
   const inspected = await deletions(['inspect', submitted.json.id], env);
   t.match(inspected.json, { state: 'grace_period', next_step: /deletions abort/ });
 });
+
+t.test('sweep against a missing bucket or an unreachable S3 is a configuration problem (exit 5)', async (t) => {
+  const missing = await deletions(['sweep'], { ...env, BUZZ_S3_BUCKET: `missing-${tag}` });
+  t.equal(missing.code, 5, show(missing));
+  t.match(missing.json, { exit_code: 5 });
+  const port = await closedPort();
+  const down = await deletions(['sweep'], { ...env, BUZZ_S3_ENDPOINT: `http://127.0.0.1:${port}` });
+  t.equal(down.code, 5, show(down));
+  t.match(down.json, { exit_code: 5 });
+});
