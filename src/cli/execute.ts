@@ -10,7 +10,7 @@ import { createRedisCache } from '../redis.js';
 import { loadTaxonomy } from '../inventory.js';
 import { Executor, pollLoop, type ExecutorMode, type RunOutcome } from '../executor.js';
 import { CliError, requireDatabaseUrl, run, withEngine, type Output } from './common.js';
-import { requireUuid } from './operator.js';
+import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
 import { parseIntegerOption } from './args.js';
@@ -163,9 +163,9 @@ function exitFor(outcome: RunOutcome): number {
   }
 }
 
-async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string }> {
+async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string; next_step: string | null }> {
   const inspection = await engine.inspect(requestId);
-  return { state: inspection.state, explanation: inspection.explanation };
+  return { state: inspection.state, explanation: inspection.explanation, next_step: nextStep(inspection) };
 }
 
 export const runCommand: CommandModule<object, { id: string; 'executor-id'?: string }> = {
@@ -186,7 +186,7 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
           const outcome = await executor.runOnce(id);
           if (outcome.kind === 'nothing_claimable') {
             const why = await explainNotRunnable(services.engine, id);
-            out.result({ outcome: 'not_runnable', request_id: id, ...why }, `not runnable (${why.state}): ${why.explanation}`);
+            out.result({ outcome: 'not_runnable', request_id: id, ...why }, `not runnable (${why.state}): ${why.explanation}${why.next_step ? `\nnext: ${why.next_step}` : ''}`);
             process.exitCode = EXIT.notRunnable;
             return;
           }
