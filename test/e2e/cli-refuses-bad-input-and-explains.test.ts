@@ -10,6 +10,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import http from 'node:http';
 import { createTestDatabase, urlAs } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
 import {
@@ -270,4 +271,62 @@ t.test('sweep against a missing bucket or an unreachable S3 is a configuration p
   const down = await deletions(['sweep'], { ...env, BUZZ_S3_ENDPOINT: `http://127.0.0.1:${port}` });
   t.equal(down.code, 5, show(down));
   t.match(down.json, { exit_code: 5 });
+});
+
+/**
+ * An S3 front that forwards everything to the test server except
+ * ListObjectVersions, which it holds unanswered (and reports), so a submit
+ * is deterministically inside its inventory when the test interrupts it.
+ */
+async function holdingListings(upstream: string): Promise<{ endpoint: string; listing: Promise<void>; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const held: http.ServerResponse[] = [];
+  let listed!: () => void;
+  const listing = new Promise<void>((resolve) => (listed = resolve));
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && new URL(req.url ?? '/', 'http://x').searchParams.has('versions')) {
+      held.push(res);
+      listed();
+      return;
+    }
+    const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    out.on('error', (error) => res.destroy(error));
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    listing,
+    close: async () => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+t.test('Ctrl-C during the inventory says how to resume or withdraw the request it leaves', async (t) => {
+  const h = `interrupted-${tag}.example`;
+  await sql`select tests.seed_community(${h}, 1)`;
+  const front = await holdingListings(bucket.config.endpoint);
+  t.teardown(() => front.close());
+  const running = startDeletions(['submit', '--host', h, '--requested-by', 'alice@ops'], { ...env, BUZZ_S3_ENDPOINT: front.endpoint });
+  await front.listing;
+  running.child.kill('SIGINT');
+  const r = await running.done;
+  t.equal(r.code, 130, show(r));
+  const [req] = await sql<{ id: string; stage: string }[]>`select id, stage from community_deletion.requests where community_host = ${h}`;
+  t.equal(req!.stage, 'submitted', 'the request stays submitted');
+  t.match(r.json, {
+    request_id: req!.id, exit_code: 130,
+    resume: new RegExp(`deletions submit --host ${h.replace(/\./g, '\\.')} --requested-by alice@ops`),
+    withdraw: new RegExp(`deletions abort ${req!.id} --aborted-by alice@ops --reason`),
+  });
+  const resumed = await deletions(['submit', '--host', h, '--requested-by', 'alice@ops'], env);
+  t.equal(resumed.code, 0, show(resumed));
+  t.match(resumed.json, { id: req!.id, stage: 'inventoried' }, 'submitting again as the same requester resumes it');
 });
