@@ -330,3 +330,21 @@ t.test('Ctrl-C during the inventory says how to resume or withdraw the request i
   t.equal(resumed.code, 0, show(resumed));
   t.match(resumed.json, { id: req!.id, stage: 'inventoried' }, 'submitting again as the same requester resumes it');
 });
+
+t.test('list --watch prints the list again on every change until Ctrl-C', async (t) => {
+  const h = `watched-${tag}.example`;
+  await sql`select tests.seed_community(${h}, 1)`;
+  const watcher = startDeletions(['list', '--watch', '--interval', '1s', '--host', h], env);
+  let seen = '';
+  watcher.child.stdout!.on('data', (c: Buffer) => (seen += c.toString()));
+  while (!seen.includes('\n')) await new Promise((r) => setTimeout(r, 50));
+  t.same(JSON.parse(seen.split('\n')[0]!), [], 'first document: no request for the host');
+  await sql`select 1 from community_deletion.submit(${h}, 'alice@ops')`;
+  while (seen.split('\n').length < 3) await new Promise((r) => setTimeout(r, 50));
+  watcher.child.kill('SIGINT');
+  const done = await watcher.done;
+  t.equal(done.code, 0, show(done));
+  const docs = done.stdout.trim().split('\n').map((l) => JSON.parse(l) as { community_host: string; state: string }[]);
+  t.equal(docs.length, 2, 'one document per change');
+  t.match(docs[1], [{ community_host: h, state: 'waiting_for_inventory' }]);
+});
