@@ -357,8 +357,11 @@ export class EngineClient {
     return row!.inspection;
   }
 
-  listRequests(maxRows: number): Promise<RequestListRow[]> {
-    return this.sql<RequestListRow[]>`select * from community_deletion.list_requests(max_rows => ${maxRows}::integer)`;
+  /** Newest first; optional filters by state word and host, and paging with before (a request id). */
+  listRequests(maxRows: number, filter: { state?: string | null; host?: string | null; before?: string | null } = {}): Promise<RequestListRow[]> {
+    return this.sql<RequestListRow[]>`
+      select * from community_deletion.list_requests(max_rows => ${maxRows}::integer, in_state => ${filter.state ?? null}::text,
+                                                     host => ${filter.host ?? null}::text, before => ${filter.before ?? null}::uuid)`;
   }
 
   async queueStatus(): Promise<QueueStatusRow[]> {
@@ -513,10 +516,12 @@ export class EngineClient {
       chunk_no => ${chunkNo}::integer, detail => ${json(this.sql, detail)})`;
   }
 
-  async keyChunkProgress(requestId: string): Promise<{ total: number; deleted: number }> {
-    const [row] = await this.sql<{ total: number; deleted: number }[]>`
-      select total, deleted from community_deletion.key_chunk_progress(request_id => ${requestId}::uuid)`;
-    return row ?? { total: 0, deleted: 0 };
+  /** Key chunks (total, deleted) and the object versions they hold (entriesTotal, entriesDeleted). */
+  async keyChunkProgress(requestId: string): Promise<{ total: number; deleted: number; entriesTotal: number; entriesDeleted: number }> {
+    const [row] = await this.sql<{ total: number; deleted: number; entries_total: string; entries_deleted: string }[]>`
+      select total, deleted, entries_total, entries_deleted from community_deletion.key_chunk_progress(request_id => ${requestId}::uuid)`;
+    if (!row) return { total: 0, deleted: 0, entriesTotal: 0, entriesDeleted: 0 };
+    return { total: row.total, deleted: row.deleted, entriesTotal: Number(row.entries_total), entriesDeleted: Number(row.entries_deleted) };
   }
 
   async markBindingsRemoved(t: LeaseToken, fenceGeneration: string, detail: Record<string, number>): Promise<void> {

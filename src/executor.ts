@@ -417,7 +417,7 @@ export class Executor {
           alreadyMissing += outcome.alreadyMissing;
           chunks += 1;
           const p = await engine.keyChunkProgress(token.requestId);
-          this.d.progress?.('deleting object chunks', p.deleted, p.total);
+          this.d.progress?.('deleting object versions', p.entriesDeleted, p.entriesTotal);
         }
         await this.report('remove_storage_bindings', lease, () =>
           engine.markBindingsRemoved(token, fg, { chunks_this_run: chunks, deleted, already_missing: alreadyMissing }));

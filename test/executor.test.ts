@@ -291,9 +291,10 @@ class FakeEngine implements ExecutorEngine {
     entry.stamped = true;
   }
 
-  async keyChunkProgress(_requestId: string): Promise<{ total: number; deleted: number }> {
+  async keyChunkProgress(_requestId: string): Promise<{ total: number; deleted: number; entriesTotal: number; entriesDeleted: number }> {
     await this.w.enter('engine.keyChunkProgress');
-    return { total: this.chunks.length, deleted: this.chunks.filter((c) => c.stamped).length };
+    const stamped = this.chunks.filter((c) => c.stamped).length;
+    return { total: this.chunks.length, deleted: stamped, entriesTotal: this.chunks.length, entriesDeleted: stamped };
   }
 
   async markBindingsRemoved(t: LeaseToken, fg: string, _detail: Record<string, number>): Promise<void> {

@@ -24,8 +24,8 @@ comment on function community_deletion.request_status(uuid) is
   'One request as one row for people: stage, state, explanation, lease, retries, block.';
 comment on function community_deletion.request_checkpoints(uuid) is
   'A request''s checkpoints as rows, in order, with attempts and errors.';
-comment on function community_deletion.list_requests(integer) is
-  'Requests, newest first (max_rows 1..1000), each with its state and explanation.';
+comment on function community_deletion.list_requests(integer, text, text, uuid) is
+  'Requests, newest first (max_rows 1..1000), each with its state and explanation; optional filters in_state and host, paging with before (a request id).';
 comment on function community_deletion.storage_taxonomy_rules() is
   'The storage key taxonomy: owned prefixes and shared shapes, with the key pattern each writer produces.';
 comment on function community_deletion.record_taxonomy_sweep(timestamptz, bigint, bigint, jsonb, bigint, boolean) is
@@ -82,7 +82,7 @@ comment on function community_deletion.next_key_chunk(uuid, text, bigint, bigint
 comment on function community_deletion.stamp_key_chunk(uuid, text, bigint, bigint, integer, jsonb) is
   'Drained stage: stamp a chunk deleted (once) and checkpoint it.';
 comment on function community_deletion.key_chunk_progress(uuid) is
-  'Key chunks in total and already stamped deleted.';
+  'Key chunks and the object versions they hold, in total and already stamped deleted.';
 comment on function community_deletion.mark_bindings_removed(uuid, text, bigint, bigint, jsonb) is
   'Drained stage: every chunk is stamped; move to bindings_removed.';
 comment on function community_deletion.purge_postgres(uuid, text, bigint, bigint) is

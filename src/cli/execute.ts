@@ -13,9 +13,10 @@ import { Executor, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutc
 import { createLogger, defaultLogFormat, LOG_FORMATS, redactUrl, type LogFormat, type Logger } from '../log.js';
 import { ExecutorMetrics } from '../metrics.js';
 import { CliError, requireDatabaseUrl, run, withEngine } from './common.js';
-import { requireUuid } from './operator.js';
+import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
+import { parseIntegerOption } from './args.js';
 
 function defaultExecutorId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -231,9 +232,9 @@ function exitFor(outcome: RunOutcome): number {
   }
 }
 
-async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string }> {
+async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string; next_step: string | null }> {
   const inspection = await engine.inspect(requestId);
-  return { state: inspection.state, explanation: inspection.explanation };
+  return { state: inspection.state, explanation: inspection.explanation, next_step: nextStep(inspection) };
 }
 
 interface LogArgs {
@@ -331,7 +332,7 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
             const outcome = await built.executor.runOnce(id);
             if (outcome.kind === 'nothing_claimable') {
               const why = await explainNotRunnable(services.engine, id);
-              out.result({ outcome: 'not_runnable', request_id: id, ...why }, `not runnable (${why.state}): ${why.explanation}`);
+              out.result({ outcome: 'not_runnable', request_id: id, ...why }, `not runnable (${why.state}): ${why.explanation}${why.next_step ? `\nnext: ${why.next_step}` : ''}`);
               process.exitCode = EXIT.notRunnable;
               return;
             }
@@ -501,19 +502,19 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
 export const drainCommand = loopCommand('drain', 'Run every claimable request until none is left, then exit');
 export const workerCommand = loopCommand('worker', 'Poll for claimable requests with backoff until SIGTERM/SIGINT (exit 143/130)');
 
-export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': number }> = {
+export const sweepCommand: CommandModule<object, { cap?: string; 'sample-size': string }> = {
   command: 'sweep',
   describe: 'Fleet-wide storage taxonomy sweep: count keys that match no known writer shape (never gates a deletion)',
   builder: (y: Argv) =>
     y
-      .option('cap', { type: 'number', describe: 'list at most this many objects (default DELETIONS_SWEEP_CAP)' })
-      .option('sample-size', { type: 'number', default: 20, describe: 'unknown keys to keep as a sample (≤ 100)' }) as Argv<{ cap?: number; 'sample-size': number }>,
+      .option('cap', { type: 'string', describe: 'list at most this many objects (default DELETIONS_SWEEP_CAP)' })
+      .option('sample-size', { type: 'string', default: '20', describe: 'unknown keys to keep as a sample (0..100)' }) as Argv<{ cap?: string; 'sample-size': string }>,
   handler: (args) =>
     run(async (out) => {
+      const cap = args.cap === undefined ? undefined : parseIntegerOption(args.cap, '--cap', 1, Number.MAX_SAFE_INTEGER);
+      const sampleSize = parseIntegerOption(args['sample-size'], '--sample-size', 0, 100);
       const tuning = loadTuning();
-      const cap = args.cap ?? tuning.sweepCap;
-      if (!Number.isSafeInteger(cap) || cap < 1) throw new CliError('--cap must be a positive integer', EXIT.usage);
-      const sampleSize = Math.min(Math.max(0, Math.trunc(args['sample-size'])), 100);
+      const sweepCap = cap ?? tuning.sweepCap;
       const store = createS3Store(loadS3Config());
       try {
         await withEngine('deletions-sweep', async (engine) => {
@@ -525,7 +526,7 @@ export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': 
         let truncated = false;
         const sample: string[] = [];
         for await (const entry of store.listWholeBucket()) {
-          if (listed >= cap) {
+          if (listed >= sweepCap) {
             truncated = true;
             break;
           }
@@ -538,7 +539,7 @@ export const sweepCommand: CommandModule<object, { cap?: number; 'sample-size': 
         }
         progress.done();
         const sweep = await engine.recordTaxonomySweep({
-          startedAt: started, listedObjects: listed, unknownObjectCount: unknown, unknownKeySample: sample, objectCap: cap, truncated,
+          startedAt: started, listedObjects: listed, unknownObjectCount: unknown, unknownKeySample: sample, objectCap: sweepCap, truncated,
         });
         out.result(sweep, `listed ${listed}${truncated ? ' (cap reached)' : ''}, unknown ${unknown}${sample.length ? `\n${sample.join('\n')}` : ''}`);
         if (unknown > 0) process.exitCode = EXIT.unknownKeys;

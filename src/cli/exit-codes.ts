@@ -18,6 +18,8 @@ export const EXIT = {
   interrupted: 130,
   /** run/drain/worker stopped by SIGTERM (128 + 15): its claim was released, nothing recorded. */
   terminated: 143,
+  /** An unexpected error: a bug in this program (please report it with the message). */
+  internal: 70,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

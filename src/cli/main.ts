@@ -7,34 +7,66 @@ import { EXIT } from './exit-codes.js';
 import { drainCommand, runCommand, sweepCommand, workerCommand } from './execute.js';
 import { planCommand } from './plan.js';
 import { doctorCommand } from './doctor.js';
+import { refuseRepeatedOptions } from './args.js';
+import { CliError, jsonMode, reportUsageError } from './common.js';
+import { EXIT_MEANINGS, withHelp } from './help.js';
+
+/** yargs' "Not enough non-option arguments" made to name the missing positional. */
+function usageMessage(message: string, argv: readonly string[]): string {
+  if (/^Not enough non-option arguments/.test(message)) {
+    const command = argv.find((a) => !a.startsWith('-'));
+    return `missing ID: name the deletion request (deletions ${command ?? '<command>'} ID …; see deletions list)`;
+  }
+  return message;
+}
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   await yargs(argv)
     .scriptName('deletions')
     .usage('$0 <command> [options]\n\nDurable, operator-controlled deletion of one community (tenant).')
     .option('json', { type: 'boolean', describe: 'JSON on stdout (default when stdout is not a TTY)' })
-    .command(migrateCommand)
-    .command(submitCommand)
-    .command(listCommand)
-    .command(inspectCommand)
-    .command(approveCommand)
-    .command(abortCommand)
-    .command(unblockCommand)
-    .command(statusCommand)
-    .command(runCommand)
-    .command(drainCommand)
-    .command(workerCommand)
-    .command(sweepCommand)
-    .command(planCommand)
-    .command(doctorCommand)
+    .middleware((args) => {
+      try {
+        refuseRepeatedOptions(args as Record<string, unknown>);
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        reportUsageError(error.message, typeof error.detail.flag === 'string' ? { flag: error.detail.flag } : {});
+        process.exit(EXIT.usage);
+      }
+    }, true)
+    .command(withHelp(migrateCommand))
+    .command(withHelp(submitCommand))
+    .command(withHelp(listCommand))
+    .command(withHelp(inspectCommand))
+    .command(withHelp(approveCommand))
+    .command(withHelp(abortCommand))
+    .command(withHelp(unblockCommand))
+    .command(withHelp(statusCommand))
+    .command(withHelp(runCommand))
+    .command(withHelp(drainCommand))
+    .command(withHelp(workerCommand))
+    .command(withHelp(sweepCommand))
+    .command(withHelp(planCommand))
+    .command(withHelp(doctorCommand))
+    .completion('completion', 'Print a bash/zsh completion script (deletions completion >> ~/.bashrc)')
     .demandCommand(1, 'Name a command (see --help).')
     .strict()
     .fail((message, error, y) => {
-      if (error) throw error;
-      process.stderr.write(`${y.help()}\n\n${message}\n`);
+      if (error && !(error instanceof CliError && error.exitCode === EXIT.usage)) throw error;
+      const flag = error instanceof CliError && typeof error.detail.flag === 'string' ? error.detail.flag : undefined;
+      if (!jsonMode()) y.showHelp();
+      reportUsageError(error ? error.message : usageMessage(message, argv), flag ? { flag } : {});
       process.exit(EXIT.usage);
     })
-    .epilogue('Exit codes: 0 ok, 1 failure recorded, 2 usage, 3 not runnable, 4 safety refusal, 5 configuration, 6 unknown keys (sweep).')
+    .epilogue(
+      [
+        'Exit codes:',
+        ...Object.entries(EXIT_MEANINGS).map(([c, m]) => `  ${c.padStart(2)}  ${m}`),
+        '',
+        'Every command: --help (or -h) lists its environment variables, exit codes and an example.',
+      ].join('\n'),
+    )
     .help()
+    .alias('h', 'help')
     .parseAsync();
 }

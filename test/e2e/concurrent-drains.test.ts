@@ -33,7 +33,7 @@ t.test('two drains empty the queue; each request completed exactly once', async 
   const [ra, rb] = await Promise.all([a.done, b.done]);
   t.equal(ra.code, 0, show(ra));
   t.equal(rb.code, 0, show(rb));
-  const done = (r: typeof ra) => (r.json.outcomes as { kind: string; requestId: string }[]).filter((o) => o.kind === 'completed').map((o) => o.requestId);
+  const done = (r: typeof ra) => (r.json.outcomes as { kind: string; request_id: string }[]).filter((o) => o.kind === 'completed').map((o) => o.request_id);
   const byA = done(ra);
   const byB = done(rb);
   t.comment(`drain-a completed ${byA.length}, drain-b completed ${byB.length}`);

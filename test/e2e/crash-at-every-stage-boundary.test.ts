@@ -79,11 +79,11 @@ t.test('a successor completes every request at generation 2', async (t) => {
   // One successor process claims them one after another (each at generation 2).
   const drain = await deletions(['drain', '--executor-id', 'successor'], env);
   t.equal(drain.code, 0, show(drain));
-  const outcomes = drain.json.outcomes as { kind: string; requestId: string; stages: { stage: string }[] }[];
+  const outcomes = drain.json.outcomes as { kind: string; request_id: string; stages: { stage: string }[] }[];
   for (const [boundary, stageAtKill] of BOUNDARIES) {
     const id = requests.get(boundary)!;
     const row = await requestRow(sql, id);
-    const mine = outcomes.filter((o) => o.requestId === id);
+    const mine = outcomes.filter((o) => o.request_id === id);
     if (stageAtKill === 'retention_pending') {
       t.same(mine, [], `${boundary}: already complete, nothing left to claim`);
       t.match(row, { stage: 'retention_pending', lease_generation: '1' });

@@ -84,7 +84,7 @@ t.test('a successor completes at generation 2 with zero objects left', async (t)
   await expireLease(sql, requestId);
   const run = await deletions(['run', requestId, '--executor-id', 'successor'], env);
   t.equal(run.code, 0, show(run));
-  t.match(run.json, { kind: 'completed', requestId });
+  t.match(run.json, { kind: 'completed', request_id: requestId });
   t.equal(run.json.stages[0].stage, 'drained', 'resumed at drained, not from the start');
 
   const row = await requestRow(sql, requestId);

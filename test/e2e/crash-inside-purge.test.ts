@@ -108,7 +108,7 @@ t.test('a third executor resumes from the checkpoints and completes', async (t) 
   await expireLease(sql, requestId);
   const run = await deletions(['run', requestId, '--executor-id', 'finisher'], env);
   t.equal(run.code, 0, show(run));
-  t.match(run.json, { kind: 'completed', requestId });
+  t.match(run.json, { kind: 'completed', request_id: requestId });
   t.equal(run.json.stages[0].stage, 'bindings_removed', 'resumed in the purge, not from the start');
 
   const row = await requestRow(sql, requestId);

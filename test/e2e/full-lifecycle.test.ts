@@ -57,7 +57,7 @@ t.test('usage errors exit 2', async (t) => {
   const missingFlag = await deletions(['submit', '--host', target.host], env);
   t.equal(missingFlag.code, 2, show(missingFlag));
   t.match(missingFlag.stderr, /requested-by/, 'the missing option is named on stderr');
-  t.equal(missingFlag.stdout.trim(), '', 'nothing but JSON ever goes to stdout');
+  t.match(missingFlag.json, { error: /requested-by/, exit_code: 2 }, 'a usage error is one JSON object on stdout too (nothing but JSON goes there)');
 
   // An empty shell variable given as --host is refused; it never falls back to RELAY_URL.
   for (const blank of ['', '   ']) {
@@ -74,7 +74,7 @@ t.test('usage errors exit 2', async (t) => {
 
   const badLimit = await deletions(['list', '--limit', '5000'], env);
   t.equal(badLimit.code, 2, show(badLimit));
-  t.match(badLimit.json, { sqlstate: 'DL1I1' });
+  t.match(badLimit.json, { error: /--limit 5000 is outside 1\.\.1000/, flag: '--limit' }, 'refused by the CLI, naming the flag');
 });
 
 t.test('submit as alice freezes the inventory (JSON request on stdout)', async (t) => {
@@ -134,7 +134,7 @@ t.test('approve as bob, then run to retention_pending', async (t) => {
   const run = await deletions(['run', requestId, '--executor-id', 'e2e-executor'], { ...env, DELETIONS_TEST_PAUSE_AT: 'after:fenced' });
   t.equal(run.code, 0, show(run));
   t.equal(run.stdout.trim().split('\n').length, 1, 'exactly one line on stdout');
-  t.match(run.json, { kind: 'completed', requestId });
+  t.match(run.json, { kind: 'completed', request_id: requestId });
   t.same(run.json.stages.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES, 'every runnable stage ran once, in order');
   t.same(messages, ['{"op":"DisconnectCommunity"}'], 'disconnect published on conn-control');
 });

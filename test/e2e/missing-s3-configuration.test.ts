@@ -54,7 +54,7 @@ t.test('run without BUZZ_S3_BUCKET: exit 5, recorded as a pre-claim block naming
 t.test('a blocked request is not runnable, even once configured (exit 3)', async (t) => {
   const run = await deletions(['run', id], env);
   t.equal(run.code, 3, show(run));
-  t.match(run.json, { outcome: 'not_runnable', state: 'blocked' });
+  t.match(run.json, { outcome: 'not_runnable', state: 'blocked', next_step: /deletions unblock .* --reason .*community_deletion\.unblock/ });
 });
 
 t.test('another missing variable is named too (BUZZ_S3_ENDPOINT), and counted as a second attempt', async (t) => {

@@ -59,7 +59,7 @@ t.test('a deletion runs end to end on it', async (t) => {
   t.equal(approved.code, 0, show(approved));
   const run = await deletions(['run', id], env);
   t.equal(run.code, 0, show(run));
-  t.match(run.json, { kind: 'completed', requestId: id });
+  t.match(run.json, { kind: 'completed', request_id: id });
   t.same(run.json.stages.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES);
 
   const targetAfter = await fingerprint(db.sql, bucket.store, redis, target);

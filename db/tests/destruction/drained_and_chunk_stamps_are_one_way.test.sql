@@ -4,7 +4,7 @@
 -- reachable only once every chunk is stamped.
 begin;
 \ir ../fixtures/destruction.sql
-select plan(28);
+select plan(30);
 
 select * from tests.dx_fenced_request('target.example', 1) \gset
 select tests.dx_enumerate(:'request_id', :'owner', :'generation', :'fence_generation', :'community_id',
@@ -57,6 +57,11 @@ select results_eq(format($$ select chunk_no from community_deletion.next_key_chu
   $$ values (1) $$, 'after the stamp the next pending chunk is chunk 1 (a resumed executor starts here)');
 select results_eq(format($$ select total, deleted from community_deletion.key_chunk_progress(%L) $$, :'request_id'),
   $$ values (4, 1) $$, 'progress is (total, deleted)');
+select is((select entries_deleted from community_deletion.key_chunk_progress(:'request_id')), 2::bigint,
+  'progress counts the object versions of the stamped chunk (chunk size 2), not chunks');
+select is((select entries_total from community_deletion.key_chunk_progress(:'request_id')),
+  (select sum(jsonb_array_length(entries))::bigint from community_deletion.manifest_keys where request_id = :'request_id'),
+  'entries_total counts every object version in the frozen manifest');
 select throws_ok(format($$ select * from community_deletion.next_key_chunk(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation'::bigint + 1, :'fence_generation'),
   'DL4L1', null, 'the chunk loop refuses a stale lease generation');
