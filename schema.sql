@@ -3843,7 +3843,7 @@ COMMENT ON FUNCTION community_deletion.installation_report() IS 'What protects t
 -- Name: key_chunk_progress(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion.key_chunk_progress(request_id uuid) RETURNS TABLE(total integer, deleted integer)
+CREATE FUNCTION community_deletion.key_chunk_progress(request_id uuid) RETURNS TABLE(total integer, deleted integer, entries_total bigint, entries_deleted bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -3856,7 +3856,9 @@ begin
     raise exception 'deletion request % not found', p_request_id using errcode = 'DL1N1';
   end if;
   return query
-    select count(*)::integer, count(k.deleted_at)::integer
+    select count(*)::integer, count(k.deleted_at)::integer,
+           coalesce(sum(k.entry_count), 0)::bigint,
+           coalesce(sum(k.entry_count) filter (where k.deleted_at is not null), 0)::bigint
     from community_deletion.manifest_keys k
     where k.request_id = p_request_id;
 end;
@@ -3869,7 +3871,7 @@ ALTER FUNCTION community_deletion.key_chunk_progress(request_id uuid) OWNER TO c
 -- Name: FUNCTION key_chunk_progress(request_id uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) IS 'Key chunks in total and already stamped deleted.';
+COMMENT ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) IS 'Key chunks and the object versions they hold, in total and already stamped deleted.';
 
 
 --
@@ -3914,10 +3916,10 @@ COMMENT ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id 
 
 
 --
--- Name: list_requests(integer); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: list_requests(integer, text, text, uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
+CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100, in_state text DEFAULT NULL::text, host text DEFAULT NULL::text, before uuid DEFAULT NULL::uuid) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -3925,10 +3927,26 @@ CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100) R
 declare
   -- The parameters under their internal names (bare names are columns).
   p_limit alias for $1;
+  p_state alias for $2;
+  p_host alias for $3;
+  p_before alias for $4;
+  v_before community_deletion.requests;
 begin
   if p_limit is null or p_limit < 1 or p_limit > 1000 then
     raise exception 'community deletion: list limit % is outside 1..1000', p_limit
       using errcode = 'DL1I1';
+  end if;
+  if p_state is not null and p_state not in ('waiting_for_inventory', 'waiting_for_approval', 'grace_period', 'runnable',
+                                             'leased', 'retry_wait', 'blocked', 'completed', 'aborted') then
+    raise exception 'community deletion: % is not a request state', p_state
+      using errcode = 'DL1I1',
+            hint = 'States: waiting_for_inventory, waiting_for_approval, grace_period, runnable, leased, retry_wait, blocked, completed, aborted.';
+  end if;
+  if p_before is not null then
+    select r.* into v_before from community_deletion.requests r where r.id = p_before;
+    if not found then
+      raise exception 'deletion request % not found (list before)', p_before using errcode = 'DL1N1';
+    end if;
   end if;
   return query
     select r.id, r.community_id, r.community_host, r.stage, s.state,
@@ -3938,19 +3956,22 @@ begin
       from community_deletion.requests r
       left join community_deletion.approvals a on a.request_id = r.id
       cross join lateral community_deletion._request_state(r, a) s
+     where (p_host is null or lower(r.community_host) = lower(btrim(p_host)))
+       and (p_before is null or (r.created_at, r.id) < (v_before.created_at, v_before.id))
+       and (p_state is null or s.state = p_state)
      order by r.created_at desc, r.id desc
      limit p_limit;
 end;
 $_$;
 
 
-ALTER FUNCTION community_deletion.list_requests(max_rows integer) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion.list_requests(max_rows integer, in_state text, host text, before uuid) OWNER TO community_deletion_owner;
 
 --
--- Name: FUNCTION list_requests(max_rows integer); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION list_requests(max_rows integer, in_state text, host text, before uuid); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.list_requests(max_rows integer) IS 'Requests, newest first (max_rows 1..1000), each with its state and explanation.';
+COMMENT ON FUNCTION community_deletion.list_requests(max_rows integer, in_state text, host text, before uuid) IS 'Requests, newest first (max_rows 1..1000), each with its state and explanation; optional filters in_state and host, paging with before (a request id).';
 
 
 --
@@ -5013,7 +5034,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 16
+  select 17
 $$;
 
 
@@ -9990,11 +10011,11 @@ GRANT ALL ON FUNCTION community_deletion.lease_state(request_id uuid, executor_i
 
 
 --
--- Name: FUNCTION list_requests(max_rows integer); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION list_requests(max_rows integer, in_state text, host text, before uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion.list_requests(max_rows integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION community_deletion.list_requests(max_rows integer) TO community_deletion_operator;
+REVOKE ALL ON FUNCTION community_deletion.list_requests(max_rows integer, in_state text, host text, before uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION community_deletion.list_requests(max_rows integer, in_state text, host text, before uuid) TO community_deletion_operator;
 
 
 --
