@@ -145,7 +145,7 @@ t.test('a deletion runs end to end through the CLI as the managed role', async (
   t.equal(approved.code, 0, show(approved));
   const run = await deletions(['run', id, '--executor-id', 'managed-executor'], env);
   t.equal(run.code, 0, show(run));
-  t.match(run.json, { kind: 'completed', requestId: id });
+  t.match(run.json, { kind: 'completed', request_id: id });
   t.same(run.json.stages.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES);
 
   const after = await fingerprint(superSql, bucket.store, redis, target.id);

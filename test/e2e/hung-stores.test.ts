@@ -125,7 +125,7 @@ t.test('SIGTERM during a hung S3 request: exit 143, lease released, nothing reco
   const r = await run.done;
   t.equal(r.code, 143, show(r));
   t.equal(r.signal, null, 'it exited by itself');
-  t.match(r.json, { kind: 'stopped', requestId: id, stage: 'approved' });
+  t.match(r.json, { kind: 'stopped', request_id: id, stage: 'approved' });
   for (const line of r.stderr.split('\n').filter((l) => l.trim() !== '')) t.doesNotThrow(() => JSON.parse(line), `a JSON log line: ${line.slice(0, 60)}`);
   t.match(await requestRow(sql, id), { stage: 'approved', lease_owner: null, lease_until: null, retry_count: 0, blocked_at: null, last_error: null });
   t.same((await checkpoints(sql, id)).filter((c) => c.status === 'failed'), [], 'no failure recorded');
