@@ -39,7 +39,7 @@ import { sqlStateOf } from '../src/errors.js';
 import { createTestDatabase } from './helpers/db.js';
 
 const SEED = Number(process.env.CONFORMANCE_SEED ?? 17);
-const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 25);
+const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 60);
 const MAX_COMMANDS = Number(process.env.CONFORMANCE_COMMANDS ?? 60);
 const MAX_FAILURES = 2; // settings.max_consecutive_failures in the test database
 const PURGE_BATCH_ROWS = 25; // settings.purge_batch_rows: a seeded community needs a few batches
@@ -270,7 +270,8 @@ function expectStep(m: Model, e: Exec, s: Step): string {
     case 'clear_key_chunks': return m.frozen ? 'DL6F1' : '00000';
     case 'append_key_chunk':
       if (m.frozen) return 'DL6F1';
-      return m.appended[s.n] ? '23505' : '00000';
+      // chunks are appended in order: only the next chunk number is accepted
+      return s.n === m.appended.filter(Boolean).length ? '00000' : 'DL6K1';
     case 'freeze_destructive_manifest':
       if (m.frozen) return '00000';
       if (servingHold(m)) return 'DL5D1';
@@ -759,7 +760,7 @@ const slot = fc.constantFrom<0 | 1>(0, 1);
 const w = (weight: number, arbitrary: fc.Arbitrary<Cmd>) => ({ weight, arbitrary });
 // One weighted choice: the driver's next step dominates, so runs reach the later stages.
 const command: fc.Arbitrary<Cmd> = fc.oneof(
-  w(30, fc.tuple(exec, fc.nat(1)).map(([e, v]) => new Drive(e, v))),
+  w(50, fc.tuple(exec, fc.nat(1)).map(([e, v]) => new Drive(e, v))),
   w(6, exec.map((e) => new Claim(e))),
   w(2, exec.map((e) => new Heartbeat(e))),
   w(2, fc.constant(new TimePasses())),
@@ -778,9 +779,13 @@ const command: fc.Arbitrary<Cmd> = fc.oneof(
   w(1, fc.boolean().map((b) => new Drift(b))),
 );
 
-t.test('the SQL engine conforms to the protocol model (random command sequences, invariants after every command)', async (t) => {
+interface Outcomes { failed: boolean; report: string; sequences: number; commands: number; finalStages: Record<string, number> }
+
+/** Runs the property: `runs` random sequences from `seed`, shrinking a failure unless `shrink` is false. */
+async function conformance(seed: number, runs: number, shrink = true): Promise<Outcomes> {
   let sequences = 0;
-  const stagesReached = new Map<string, number>();
+  const commandsBefore = commandCounter;
+  const finalStages: Record<string, number> = {};
   const result = await fc.check(
     fc.asyncProperty(fc.commands([command], { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
       sequences += 1;
@@ -788,16 +793,87 @@ t.test('the SQL engine conforms to the protocol model (random command sequences,
       try {
         await fc.asyncModelRun(() => ({ model: w, real: w }), cmds);
       } finally {
-        stagesReached.set(w.m.stage, (stagesReached.get(w.m.stage) ?? 0) + 1);
+        finalStages[w.m.stage] = (finalStages[w.m.stage] ?? 0) + 1;
         await endRun(w);
       }
     }),
-    { seed: SEED, numRuns: RUNS, verbose: 1 },
+    { seed, numRuns: runs, verbose: 1, endOnFailure: !shrink },
   );
-  t.comment(`seed ${SEED}: ${sequences} sequences (${RUNS} runs + shrinking), ${commandCounter} commands executed`);
-  t.comment(`final stages: ${JSON.stringify(Object.fromEntries(stagesReached))}`);
-  if (result.failed) {
-    t.fail(`the engine does not conform: ${String(result.errorInstance)}\n${fc.defaultReportMessage(result) ?? ''}`);
-  }
-  else t.pass(`${RUNS} random command sequences conform`);
-});
+  return {
+    failed: result.failed,
+    report: result.failed ? `${String(result.errorInstance)}\n${fc.defaultReportMessage(result) ?? ''}` : '',
+    sequences,
+    commands: commandCounter - commandsBefore,
+    finalStages,
+  };
+}
+
+/**
+ * Weakened engines (each a `create or replace` of one function in this test
+ * database, undone afterwards): the property must fail on every one of them.
+ */
+const MUTANTS: Record<string, { fn: string; from: string; to: string; rule: string }> = {
+  stamp_without_token: {
+    fn: 'stamp_key_chunk',
+    from: "v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'drained', p_fence_generation);",
+    to: 'select r.* into v_request from community_deletion.requests r where r.id = p_request_id;',
+    rule: 'P5: a stale executor stamps a chunk',
+  },
+  fence_ignores_serving_leases: {
+    fn: 'fence', from: 'if v_live > 0 then', to: 'if false then',
+    rule: 'the fence waits for admitted serving leases (DL5D1)',
+  },
+  abort_after_destruction: {
+    fn: 'abort', from: 'if not community_deletion._stage_is_abortable(v_request.stage) then', to: 'if false then',
+    rule: 'P4: abort after the first irreversible effect',
+  },
+  claim_takes_a_live_lease: {
+    fn: 'claim', from: 'and (r.lease_until is null or r.lease_until < now())', to: '',
+    rule: 'claim never takes over a live lease',
+  },
+};
+
+async function applyMutant(name: string): Promise<() => Promise<void>> {
+  const mutant = MUTANTS[name];
+  if (!mutant) throw new Error(`unknown CONFORMANCE_MUTANT ${name}; known: ${Object.keys(MUTANTS).join(', ')}`);
+  const [row] = await sql<{ def: string }[]>`
+    select pg_get_functiondef(p.oid) as def from pg_proc p
+     where p.pronamespace = 'community_deletion'::regnamespace and p.proname = ${mutant.fn}`;
+  const original = row!.def;
+  const mutated = original.replace(mutant.from, mutant.to);
+  if (mutated === original) throw new Error(`mutant ${name}: "${mutant.from}" not found in ${mutant.fn}`);
+  await sql.unsafe(mutated);
+  return async () => {
+    await sql.unsafe(original);
+  };
+}
+
+const ONLY_MUTANT = process.env.CONFORMANCE_MUTANT;
+/** The mutants npm test runs (without shrinking: the first failing sequence is enough). */
+const BITE_MUTANTS = ['fence_ignores_serving_leases', 'claim_takes_a_live_lease'];
+
+t.test('the SQL engine conforms to the protocol model (random command sequences, invariants after every command)',
+  { skip: ONLY_MUTANT ? 'CONFORMANCE_MUTANT is set' : false }, async (t) => {
+    const o = await conformance(SEED, RUNS);
+    t.comment(`seed ${SEED}: ${o.sequences} sequences (${RUNS} runs${o.failed ? ' + shrinking' : ''}), ${o.commands} commands executed`);
+    t.comment(`final stages: ${JSON.stringify(o.finalStages)}`);
+    if (o.failed) t.fail(`the engine does not conform: ${o.report}`);
+    else t.pass(`${RUNS} random command sequences conform`);
+  });
+
+// CONFORMANCE_MUTANT=<name> runs the property (with shrinking) against one
+// weakened engine and reports the minimal counterexample; it must fail.
+t.test(`a weakened engine fails the property${ONLY_MUTANT ? ` (${ONLY_MUTANT}, shrunk)` : ''}`,
+  { skip: ONLY_MUTANT ? false : process.env.CONFORMANCE_BITE === '0' ? 'CONFORMANCE_BITE=0' : false }, async (t) => {
+    for (const name of ONLY_MUTANT ? [ONLY_MUTANT] : BITE_MUTANTS) {
+      const restore = await applyMutant(name);
+      try {
+        const o = await conformance(SEED, ONLY_MUTANT ? Math.max(RUNS, 200) : 200, !!ONLY_MUTANT);
+        t.comment(`${name}: ${o.failed ? 'refuted' : 'NOT refuted'} after ${o.sequences} sequences, ${o.commands} commands`);
+        if (ONLY_MUTANT) t.comment(o.report);
+        t.ok(o.failed, `mutant ${name} (${MUTANTS[name]!.rule}) is refuted`);
+      } finally {
+        await restore();
+      }
+    }
+  });
