@@ -49,7 +49,8 @@ const sql = db.sql;
 t.teardown(() => db.drop());
 
 await sql`update community_deletion.settings set max_consecutive_failures = ${MAX_FAILURES}, purge_batch_rows = ${PURGE_BATCH_ROWS}`;
-const [{ id: bystanderId }] = await sql<{ id: string }[]>`select tests.seed_community('bystander.conformance.example', 1) as id`;
+const [bystanderRow] = await sql<{ id: string }[]>`select tests.seed_community('bystander.conformance.example', 1) as id`;
+const bystanderId = bystanderRow!.id;
 
 // ---------------------------------------------------------------------------
 // The model
@@ -130,8 +131,10 @@ function storage(communityId: string, prefixes: string[]): { entries: [Entry, En
 async function newRun(): Promise<World> {
   const no = ++runCounter;
   const host = `run-${no}.conformance.example`;
-  const [{ id: communityId }] = await sql<{ id: string }[]>`select tests.seed_community(${host}, 1) as id`;
-  const [{ id: requestId }] = await sql<{ id: string }[]>`select id from community_deletion.submit(${host}, 'alice', 'conformance')`;
+  const [seeded] = await sql<{ id: string }[]>`select tests.seed_community(${host}, 1) as id`;
+  const communityId = seeded!.id;
+  const [submitted] = await sql<{ id: string }[]>`select id from community_deletion.submit(${host}, 'alice', 'conformance')`;
+  const requestId = submitted!.id;
   await sql`
     select community_deletion.freeze_inventory(${requestId}::uuid, jsonb_build_object(
       'version', 1, 'chunk_size', 10000,
@@ -461,7 +464,7 @@ class Claim extends Cmd {
 
 class Heartbeat extends Cmd {
   constructor(readonly e: Exec) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
   label() { return `heartbeat(E${this.e})`; }
   async exec({ m, r }: World, before: Observed) {
     const tok = m.tokens[this.e]!;
@@ -490,7 +493,7 @@ class TimePasses extends Cmd {
 /** The executor's next step, with the token it holds (stale or not). */
 class Drive extends Cmd {
   constructor(readonly e: Exec, readonly variant: number) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null && !terminal(w.m.stage); }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null && !terminal(w.m.stage); }
   label() { return `drive(E${this.e}${this.variant % 2 ? ', alt' : ''})`; }
   async exec(w: World, before: Observed) {
     await callStep(w, before, this.e, nextStep(w.m, this.variant), this.label());
@@ -500,7 +503,7 @@ class Drive extends Cmd {
 /** Any step function, out of turn (a rogue or confused driver), with the executor's token. */
 class Rogue extends Cmd {
   constructor(readonly e: Exec, readonly fn: StepFn, readonly n: 0 | 1) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
   label() { return `rogue(E${this.e}, ${this.fn}${this.fn === 'append_key_chunk' || this.fn === 'stamp_key_chunk' ? ` ${this.n}` : ''})`; }
   async exec(w: World, before: Observed) {
     await callStep(w, before, this.e, { fn: this.fn, n: this.n }, this.label());
@@ -526,7 +529,7 @@ async function callStep(w: World, before: Observed, e: Exec, s: Step, label: str
 /** The executor dies mid-transaction: its next step runs in a transaction whose backend is terminated before COMMIT. */
 class Crash extends Cmd {
   constructor(readonly e: Exec, readonly variant: number) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null && !terminal(w.m.stage); }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null && !terminal(w.m.stage); }
   label() { return `crash(E${this.e} mid-transaction)`; }
   async exec({ m, r }: World, before: Observed) {
     const s = nextStep(m, this.variant);
@@ -536,7 +539,8 @@ class Crash extends Cmd {
     const c = await sql.reserve(); // one session holds the dblink connection
     try {
       await c`select public.dblink_connect('conformance_crash', ${`dbname=${db.name} user=postgres host=127.0.0.1`})`;
-      const [{ pid }] = await c<{ pid: number }[]>`select pid from public.dblink('conformance_crash', 'select pg_backend_pid()') as t(pid integer)`;
+      const [backend] = await c<{ pid: number }[]>`select pid from public.dblink('conformance_crash', 'select pg_backend_pid()') as t(pid integer)`;
+      const pid = backend!.pid;
       await c`select public.dblink_exec('conformance_crash', 'begin')`;
       await c`select * from public.dblink('conformance_crash', ${stepText(r, this.e, tok, s)}, false) as t(v text)`;
       await c`select pg_terminate_backend(${pid})`;
@@ -556,7 +560,7 @@ class Crash extends Cmd {
 
 class Block extends Cmd {
   constructor(readonly e: Exec) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
   label() { return `block(E${this.e})`; }
   async exec({ m, r }: World, before: Observed) {
     const tok = m.tokens[this.e]!;
@@ -575,7 +579,7 @@ class Block extends Cmd {
 
 class Fail extends Cmd {
   constructor(readonly e: Exec) { super(); }
-  check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
+  override check(w: Readonly<World>) { return w.m.tokens[this.e] !== null; }
   label() { return `record_failure(E${this.e})`; }
   async exec({ m, r }: World, before: Observed) {
     const tok = m.tokens[this.e]!;
@@ -681,7 +685,7 @@ const servingValid = (m: Model, l: ServingLease) =>
 
 class ServingRenew extends Cmd {
   constructor(readonly slot: 0 | 1) { super(); }
-  check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
+  override check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
   label() { return `serving renew(W${this.slot})`; }
   async exec({ m }: World) {
     const l = m.serving[m.slots[this.slot]!]!;
@@ -694,7 +698,7 @@ class ServingRenew extends Cmd {
 /** The external effect's final write under the serving lease: guard_serving_write + INSERT in one transaction. */
 class ServingWrite extends Cmd {
   constructor(readonly slot: 0 | 1) { super(); }
-  check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
+  override check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
   label() { return `serving guarded write(W${this.slot})`; }
   async exec({ m, r }: World, before: Observed) {
     const l = m.serving[m.slots[this.slot]!]!;
@@ -715,7 +719,7 @@ class ServingWrite extends Cmd {
 
 class ServingRelease extends Cmd {
   constructor(readonly slot: 0 | 1) { super(); }
-  check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
+  override check(w: Readonly<World>) { return w.m.slots[this.slot] !== null; }
   label() { return `serving release(W${this.slot})`; }
   async exec({ m }: World) {
     const l = m.serving[m.slots[this.slot]!]!;
@@ -730,7 +734,7 @@ class ServingRelease extends Cmd {
 /** The serving lease's holder stalls: its lease expires, within settings.serving_lease_grace or past it. */
 class ServingExpire extends Cmd {
   constructor(readonly slot: 0 | 1, readonly pastGrace: boolean) { super(); }
-  check(w: Readonly<World>) { return w.m.slots[this.slot] !== null && w.m.serving[w.m.slots[this.slot]!]!.state !== 'released'; }
+  override check(w: Readonly<World>) { return w.m.slots[this.slot] !== null && w.m.serving[w.m.slots[this.slot]!]!.state !== 'released'; }
   label() { return `serving lease expires(W${this.slot}, ${this.pastGrace ? 'past the grace' : 'within the grace'})`; }
   async exec({ m }: World) {
     const l = m.serving[m.slots[this.slot]!]!;
@@ -746,7 +750,7 @@ class ServingExpire extends Cmd {
 /** Catalog drift: an unregistered table with a community column appears (a migration), or goes away again. */
 class Drift extends Cmd {
   constructor(readonly create: boolean) { super(); }
-  check(w: Readonly<World>) { return w.m.drift !== this.create; }
+  override check(w: Readonly<World>) { return w.m.drift !== this.create; }
   label() { return this.create ? 'migration: create an unregistered table with community_id' : 'migration: drop that table'; }
   async exec({ m, r }: World) {
     if (this.create) await sql.unsafe(`create table public.${r.driftTable} (id bigint primary key, community_id uuid not null)`);
