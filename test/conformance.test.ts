@@ -538,7 +538,7 @@ class Crash extends Cmd {
     // backend is terminated before COMMIT, as when the executor's host dies.
     const c = await sql.reserve(); // one session holds the dblink connection
     try {
-      await c`select public.dblink_connect('conformance_crash', ${`dbname=${db.name} user=postgres host=127.0.0.1`})`;
+      await c`select public.dblink_connect('conformance_crash', ${dblinkTarget()})`;
       const [backend] = await c<{ pid: number }[]>`select pid from public.dblink('conformance_crash', 'select pg_backend_pid()') as t(pid integer)`;
       const pid = backend!.pid;
       await c`select public.dblink_exec('conformance_crash', 'begin')`;
@@ -556,6 +556,12 @@ class Crash extends Cmd {
     m.tokens[this.e] = null; // the process restarts without a lease
     must((await observe(r)).progress === before.progress, `P5 ${this.label()}: a crashed transaction left rows behind`);
   }
+}
+
+/** The test database as a dblink connection string (same server and login as the pool). */
+function dblinkTarget(): string {
+  const u = new URL(db.url);
+  return `host=${u.hostname} port=${u.port || 5432} user=${decodeURIComponent(u.username)} dbname=${db.name}`;
 }
 
 class Block extends Cmd {
