@@ -39,7 +39,7 @@ import { sqlStateOf } from '../src/errors.js';
 import { createTestDatabase } from './helpers/db.js';
 
 const SEED = Number(process.env.CONFORMANCE_SEED ?? 17);
-const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 80);
+const RUNS = Number(process.env.CONFORMANCE_RUNS ?? 60);
 const MAX_COMMANDS = Number(process.env.CONFORMANCE_COMMANDS ?? 100);
 const MAX_FAILURES = 2; // settings.max_consecutive_failures in the test database
 const PURGE_BATCH_ROWS = 25; // settings.purge_batch_rows: a seeded community needs a few batches
