@@ -113,6 +113,7 @@ const purgeSizes: PurgeSizes = {
   writerRate: 200,
   idleSeconds: numberOption('--idle-seconds') ?? sizes.purgeIdleSeconds,
   churnRows: 20_000,
+  batchRows: numberOption('--batch-rows') ?? null,
 };
 
 const rows: Row[] = [];

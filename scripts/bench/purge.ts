@@ -53,6 +53,8 @@ export interface PurgeSizes {
   /** Seconds of idle writer before each deletion (the idle baseline). */
   idleSeconds: number;
   churnRows: number;
+  /** --batch-rows: community_deletion.settings.purge_batch_rows in the purge group's databases (null: the migrations' default). */
+  batchRows: number | null;
 }
 
 export interface PurgeContext {
@@ -315,7 +317,10 @@ interface SizeResult {
   engine: {
     ms: number;
     stages: unknown;
+    purge_batch_rows: number;
     batches: number;
+    /** Every batch call: [ms, rows]. */
+    batch_calls: [number, number][];
     batch_rows_max: number;
     longest_batch_ms: number;
     finish_ms: number;
@@ -349,6 +354,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
   const engineDb = await dbs.clone(template, `purge_${label}_engine`);
   const host = `purge-${label}-target.bench`;
   let target = '';
+  let batchRows = 0;
   const bystanders: string[] = [];
   const seedStarted = performance.now();
   {
@@ -360,6 +366,9 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         const [b] = await sql<{ id: string }[]>`select bench.seed_community(${`purge-${label}-bystander-${i}.bench`}, ${sizes.bystanderRows}) as id`;
         bystanders.push(b!.id);
       }
+      if (sizes.batchRows !== null) await sql`update community_deletion.settings set purge_batch_rows = ${sizes.batchRows}`;
+      const [setting] = await sql<{ rows: number }[]>`select purge_batch_rows as rows from community_deletion.settings`;
+      batchRows = setting!.rows;
       await sql`create extension if not exists pgstattuple with schema bench`;
       await sql`select bench.create_churn_table(${sizes.churnRows})`;
       await sql.unsafe('vacuum analyze');
@@ -433,7 +442,9 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
       engineResult = {
         ms: run.ms,
         stages: run.stages,
+        purge_batch_rows: batchRows,
         batches: batches.length,
+        batch_calls: batches.map((b) => [Math.round(dur(b) * 10) / 10, b.rows ?? 0]),
         batch_rows_max: Math.max(...batches.map((b) => b.rows ?? 0)),
         longest_batch_ms: Math.max(...batches.map(dur)),
         finish_ms: dur(finish),
@@ -451,7 +462,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
   }
   await dbs.drop(engineDb);
   const e = engineResult;
-  log(`   ${label}: engine ${(e.ms / 1000).toFixed(1)} s, purge ${(e.purge_ms / 1000).toFixed(1)} s in ${e.batches} batches; longest transaction ${ms(e.longest_txn_ms)} (longest batch ${ms(e.longest_batch_ms)}, final ${ms(e.finish_ms)}; sampled ${ms(e.sampled.txn_ms)}, schema lock ${ms(e.sampled.schema_lock_ms)})`);
+  log(`   ${label}: engine ${(e.ms / 1000).toFixed(1)} s, purge ${(e.purge_ms / 1000).toFixed(1)} s in ${e.batches} batches of ≤ ${n(e.purge_batch_rows)} rows; longest transaction ${ms(e.longest_txn_ms)} (longest batch ${ms(e.longest_batch_ms)}, final ${ms(e.finish_ms)}; sampled ${ms(e.sampled.txn_ms)}, schema lock ${ms(e.sampled.schema_lock_ms)})`);
   log(`   ${label}: writer idle p50 ${ms(e.writer_idle.p50_ms)} p99 ${ms(e.writer_idle.p99_ms)} (${e.writer_idle.statements}); during the purge p50 ${ms(e.writer_purge.p50_ms)} p99 ${ms(e.writer_purge.p99_ms)} (${e.writer_purge.statements})`);
 
   // --- The naive script ------------------------------------------------------
@@ -542,7 +553,8 @@ export async function benchPurge(ctx: PurgeContext): Promise<void> {
       id: `purge_longest_txn${suffix}`, measurement: `purge: engine's longest transaction, ${rowsLabel(big)} vs ${rowsLabel(base)}`,
       baseline_label: rowsLabel(base), baseline: sec(base.engine.longest_txn_ms), ours_label: rowsLabel(big), ours: sec(big.engine.longest_txn_ms),
       unit: 's', ratio: r, target: '≤ 1.20, each < 1 s',
-      detail: { batches: [base.engine.batches, big.engine.batches], longest_batch_ms: [base.engine.longest_batch_ms, big.engine.longest_batch_ms],
+      detail: { purge_batch_rows: base.engine.purge_batch_rows, batches: [base.engine.batches, big.engine.batches],
+        batch_calls: [base.engine.batch_calls, big.engine.batch_calls], longest_batch_ms: [base.engine.longest_batch_ms, big.engine.longest_batch_ms],
         finish_ms: [base.engine.finish_ms, big.engine.finish_ms], sampled: [base.engine.sampled, big.engine.sampled] },
     }, r === null ? null : r <= 1.2 && base.engine.longest_txn_ms < 1000 && big.engine.longest_txn_ms < 1000);
     const lock = ratio(big.engine.sampled.schema_lock_ms, base.engine.sampled.schema_lock_ms);
