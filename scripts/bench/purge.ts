@@ -244,13 +244,9 @@ class Sampler {
 // ---------------------------------------------------------------------------
 // The vacuum probe
 
-interface VacuumProbe {
-  churned: number;
-  dead_before_churn: number;
-  dead_before_vacuum: number;
-  vacuum_removed: number | null;
-  vacuum_dead_not_yet_removable: number | null;
-  dead_after_vacuum: number;
+interface VacuumAttempt {
+  removed: number | null;
+  dead_not_yet_removable: number | null;
   purge_running_at_vacuum_end: boolean;
   vacuum_ms: number;
   /** The backends of the database whose snapshot was older than the churn when the vacuum started (what holds the horizon). */
@@ -258,13 +254,32 @@ interface VacuumProbe {
   verbose?: string;
 }
 
+interface VacuumProbe {
+  churned: number;
+  dead_before_churn: number;
+  dead_before_vacuum: number;
+  /** Removed over all attempts. */
+  vacuum_removed: number | null;
+  /** Still dead but not removable at the last attempt. */
+  vacuum_dead_not_yet_removable: number | null;
+  dead_after_vacuum: number;
+  purge_running_at_vacuum_end: boolean;
+  attempts: VacuumAttempt[];
+}
+
+/** At most this many VACUUMs per probe while the purge runs, each after `ready` (engine: a new batch boundary; naive: 1 s). */
+const VACUUM_ATTEMPTS = 5;
+
 /**
- * Updates every row of bench.churn once (churnRows dead row versions), waits
- * for `ready`, then VACUUMs it: VACUUM VERBOSE says how many it removed and
- * how many were dead but not yet removable (held back by an older snapshot);
- * pgstattuple counts the dead row versions before and after.
+ * Updates every row of bench.churn once (churnRows dead row versions), then
+ * VACUUMs it — each attempt after `ready(since, attempt)` — until a VACUUM
+ * removes them, the purge ends or VACUUM_ATTEMPTS ran: VACUUM VERBOSE says how
+ * many it removed and how many were dead but not yet removable (held back by
+ * an older snapshot); pgstattuple counts the dead row versions before and
+ * after; the backends whose snapshot was older than the churn are listed
+ * before each attempt.
  */
-async function churnAndVacuum(url: string, ready: (churnedAt: number) => Promise<void>, purgeRunning: () => boolean): Promise<VacuumProbe> {
+async function churnAndVacuum(url: string, ready: (since: number, attempt: number) => Promise<void>, purgeRunning: () => boolean): Promise<VacuumProbe> {
   const notices: string[] = [];
   const sql = postgres(url, { max: 1, onnotice: (n) => notices.push(String(n.message)), connection: { application_name: 'bench-vacuum' } });
   const dead = async () => {
@@ -275,33 +290,46 @@ async function churnAndVacuum(url: string, ready: (churnedAt: number) => Promise
     const deadBeforeChurn = await dead();
     const [churned] = await sql<{ n: number; xid: string }[]>`
       with u as (update bench.churn set v = v + 1 returning 1) select count(*)::int as n, txid_current()::text as xid from u`;
-    await ready(performance.now());
-    const deadBeforeVacuum = await dead();
-    const older = await sql<VacuumProbe['older_snapshots']>`
-      select a.pid, a.application_name as app, a.backend_type, age(a.backend_xmin) as xmin_age,
-             coalesce((extract(epoch from clock_timestamp() - a.xact_start) * 1000)::float8, 0) as xact_ms, left(a.query, 100) as query
-        from pg_stat_activity a
-       where a.datname = current_database() and a.pid <> pg_backend_pid()
-         and a.backend_xmin is not null and a.backend_xmin::text::bigint <= ${churned!.xid}::bigint % 4294967296
-       order by age(a.backend_xmin) desc`;
-    notices.length = 0;
-    const started = performance.now();
-    await sql.unsafe('vacuum (verbose) bench.churn');
-    const vacuumMs = performance.now() - started;
-    const running = purgeRunning();
-    const verbose = notices.find((m) => /tuples: \d+ removed/.test(m));
-    const m = verbose?.match(/tuples: (\d+) removed, (\d+) remain, (\d+) are dead but not yet removable/);
+    let since = performance.now();
+    let deadBeforeVacuum = 0;
+    const attempts: VacuumAttempt[] = [];
+    for (let attempt = 0; attempt < VACUUM_ATTEMPTS; attempt++) {
+      await ready(since, attempt);
+      if (attempt === 0) deadBeforeVacuum = await dead();
+      const older = await sql<VacuumAttempt['older_snapshots']>`
+        select a.pid, a.application_name as app, a.backend_type, age(a.backend_xmin) as xmin_age,
+               coalesce((extract(epoch from clock_timestamp() - a.xact_start) * 1000)::float8, 0) as xact_ms, left(a.query, 100) as query
+          from pg_stat_activity a
+         where a.datname = current_database() and a.pid <> pg_backend_pid()
+           and a.backend_xmin is not null and a.backend_xmin::text::bigint <= ${churned!.xid}::bigint % 4294967296
+         order by age(a.backend_xmin) desc`;
+      notices.length = 0;
+      const started = performance.now();
+      await sql.unsafe('vacuum (verbose) bench.churn');
+      since = performance.now();
+      const running = purgeRunning();
+      const verbose = notices.find((m) => /tuples: \d+ removed/.test(m));
+      const m = verbose?.match(/tuples: (\d+) removed, (\d+) remain, (\d+) are dead but not yet removable/);
+      attempts.push({
+        removed: m ? Number(m[1]) : null,
+        dead_not_yet_removable: m ? Number(m[3]) : null,
+        purge_running_at_vacuum_end: running,
+        vacuum_ms: since - started,
+        older_snapshots: older,
+        ...(verbose ? { verbose } : {}),
+      });
+      if ((m && Number(m[1]) > 0) || !running) break;
+    }
+    const last = attempts[attempts.length - 1]!;
     return {
       churned: churned!.n,
       dead_before_churn: deadBeforeChurn,
       dead_before_vacuum: deadBeforeVacuum,
-      vacuum_removed: m ? Number(m[1]) : null,
-      vacuum_dead_not_yet_removable: m ? Number(m[3]) : null,
+      vacuum_removed: attempts.reduce<number | null>((sum, a) => (a.removed === null ? sum : (sum ?? 0) + a.removed), null),
+      vacuum_dead_not_yet_removable: last.dead_not_yet_removable,
       dead_after_vacuum: await dead(),
-      purge_running_at_vacuum_end: running,
-      vacuum_ms: vacuumMs,
-      older_snapshots: older,
-      ...(verbose ? { verbose } : {}),
+      purge_running_at_vacuum_end: last.purge_running_at_vacuum_end,
+      attempts,
     };
   } finally {
     await sql.end({ timeout: 5 });
@@ -415,8 +443,8 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         // transaction older than the churn is gone by then).
         e.onBatch = (_call, result) => {
           if (vacuum || result.done || result.purgedRows * 2 < result.inventoriedRows) return;
-          vacuum = churnAndVacuum(engineUrl, async (churnedAt) => {
-            while (!purgeDone && !e.calls.some((c) => c.start > churnedAt)) await sleep(5);
+          vacuum = churnAndVacuum(engineUrl, async (since) => {
+            while (!purgeDone && !e.calls.some((c) => c.start > since)) await sleep(5);
           }, () => !purgeDone);
         };
         return e;
@@ -489,7 +517,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
           probeTableRunning = table === NAIVE_PROBE_TABLE;
           // Shortly after the largest DELETE starts, churn and vacuum at once.
           if (table === NAIVE_PROBE_TABLE && !vacuum) {
-            vacuum = sleep(300).then(() => churnAndVacuum(naiveUrl, async () => {}, () => probeTableRunning));
+            vacuum = sleep(300).then(() => churnAndVacuum(naiveUrl, (_since, attempt) => (attempt === 0 ? Promise.resolve() : sleep(1000)), () => probeTableRunning));
           }
         },
       });
@@ -520,7 +548,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
   log(`   ${label}: naive ${(v.ms / 1000).toFixed(1)} s (PostgreSQL ${(v.pg_ms / 1000).toFixed(1)} s); longest transaction ${ms(v.longest_txn_ms)} (${v.longest_table}; sampled ${ms(v.sampled.txn_ms)})`);
   log(`   ${label}: writer idle p50 ${ms(v.writer_idle.p50_ms)} p99 ${ms(v.writer_idle.p99_ms)}; during the naive deletion p50 ${ms(v.writer_purge.p50_ms)} p99 ${ms(v.writer_purge.p99_ms)} (${v.writer_purge.statements})`);
   for (const [who, p] of [['engine', e.vacuum], ['naive', v.vacuum]] as const) {
-    if (p) log(`   ${label}: vacuum during the ${who} purge: ${n(p.churned)} churned, dead before ${n(p.dead_before_vacuum)}, removed ${p.vacuum_removed ?? '?'}, not yet removable ${p.vacuum_dead_not_yet_removable ?? '?'}, dead after ${n(p.dead_after_vacuum)}${p.purge_running_at_vacuum_end ? '' : ' (the purge had ended before the vacuum did)'}`);
+    if (p) log(`   ${label}: vacuum during the ${who} purge: ${n(p.churned)} churned, dead before ${n(p.dead_before_vacuum)}, ${p.attempts.length} VACUUM(s) removed ${p.vacuum_removed ?? '?'}, not yet removable ${p.vacuum_dead_not_yet_removable ?? '?'}, dead after ${n(p.dead_after_vacuum)}${p.purge_running_at_vacuum_end ? '' : ' (the purge had ended before the last vacuum did)'}${p.attempts[0]?.older_snapshots.length ? `; older snapshots at the first: ${p.attempts[0].older_snapshots.map((o) => `${o.app || o.backend_type} (${Math.round(o.xact_ms)} ms: ${o.query.slice(0, 40)})`).join(', ')}` : ''}`);
     else log(`   ${label}: no vacuum probe during the ${who} purge (too short)`);
   }
   return { label, rows: counted, engine: e, naive: v };
