@@ -1,4 +1,5 @@
-// npm run bench [-- --quick] [-- --only fence,deletion,fleet,memory,freeze] [-- --out FILE]
+// npm run bench [-- --quick] [-- --only fence,deletion,fleet,memory,freeze,purge] [-- --out FILE]
+//                [-- --rows N] [-- --scale N] [-- --batch-rows N] [-- --idle-seconds S]   (purge group)
 //
 // Issue 7 §3 benchmarks. Every figure is a ratio against a baseline measured
 // in the same run; absolute times are reported, never judged, and nothing here
@@ -22,6 +23,11 @@
 //                20,000 vs 2,000 object versions.
 //   5. freeze  — scripts/bench-freeze.sh (1,000,000-entry manifest freeze),
 //                informational.
+//   6. purge   — issue 15 §4–7 (scripts/bench/purge.ts): the batched purge of
+//                a 1 M- and a 5 M-row community (--rows N: N and 5 × N;
+//                --scale N adds N million) vs the naive script — longest
+//                transaction and schema-lock hold, a bystander writer's
+//                p50/p99, the whole deletion, a VACUUM during the purge.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
