@@ -16,7 +16,7 @@ import { RedisCache } from '../../src/redis.js';
 import { storeIdentity } from '../../src/store-identity.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { Executor, type RunOutcome } from '../../src/executor.js';
-import { EngineClient } from '../../src/engine.js';
+import { EngineClient, type LeaseToken, type PurgeBatch, type PurgeTotals } from '../../src/engine.js';
 import { ensureVersionedBucket, startMoto, type LocalS3 } from '../../src/dev/local-s3.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -254,14 +254,58 @@ export interface EngineRun {
   stages: { stage: string; ms: number }[];
 }
 
+/** One timed call from the client: start and end on performance.now()'s clock. */
+export interface TimedCall {
+  call: string;
+  start: number;
+  end: number;
+  rows?: number;
+}
+
+/**
+ * The typed client with the PostgreSQL purge's calls timed from the client:
+ * each purge_postgres_batch and the final finish_postgres_purge is one
+ * autocommit statement, i.e. one transaction, so a call's duration bounds that
+ * transaction (and its hold of the shared schema-destruction lock, taken first
+ * thing) from above. onBatch runs after each batch call returns.
+ */
+export class TimedEngine extends EngineClient {
+  readonly calls: TimedCall[] = [];
+  onBatch?: (call: TimedCall, result: PurgeBatch) => Promise<void> | void;
+
+  override async purgePostgresBatch(t: LeaseToken, fenceGeneration: string): Promise<PurgeBatch> {
+    const start = performance.now();
+    const result = await super.purgePostgresBatch(t, fenceGeneration);
+    const call: TimedCall = { call: 'purge_postgres_batch', start, end: performance.now(), rows: result.rows };
+    this.calls.push(call);
+    await this.onBatch?.(call, result);
+    return result;
+  }
+
+  override async finishPostgresPurge(t: LeaseToken, fenceGeneration: string): Promise<PurgeTotals> {
+    const start = performance.now();
+    const result = await super.finishPostgresPurge(t, fenceGeneration);
+    this.calls.push({ call: 'finish_postgres_purge', start, end: performance.now() });
+    return result;
+  }
+}
+
+export interface EngineOptions {
+  /** Builds the typed client of the executor's main connection (e.g. a TimedEngine). */
+  engine?: (sql: postgres.Sql) => EngineClient;
+  /** application_name of the executor's connections (the heartbeat's gets "-heartbeat"). */
+  applicationName?: string;
+}
+
 /** Executor.runOnce for one request, timed: claim to retention_pending. */
-export async function runEngine(url: string, bucket: Bucket, requestId: string): Promise<EngineRun> {
-  const sql = postgres(url, { max: 2, onnotice: () => {} });
-  const heartbeatSql = postgres(url, { max: 1, onnotice: () => {} });
+export async function runEngine(url: string, bucket: Bucket, requestId: string, options: EngineOptions = {}): Promise<EngineRun> {
+  const app = options.applicationName ?? 'bench-engine';
+  const sql = postgres(url, { max: 2, onnotice: () => {}, connection: { application_name: app } });
+  const heartbeatSql = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: `${app}-heartbeat` } });
   const redis = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 3 });
   await redis.connect();
   try {
-    const engine = new EngineClient(sql);
+    const engine = options.engine ? options.engine(sql) : new EngineClient(sql);
     const taxonomy = await loadTaxonomy(engine);
     const executor = new Executor({
       engine,
@@ -294,8 +338,30 @@ export async function runEngine(url: string, bucket: Bucket, requestId: string):
  * purge order (autocommit), provenance nulled, the three prefixes listed and
  * deleted with DeleteObjects (1,000 versions per request), SCAN + UNLINK.
  */
-export async function runNaive(url: string, bucket: Bucket, communityId: string): Promise<{ ms: number; pgMs: number; s3Ms: number; redisMs: number }> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+export interface NaiveRun {
+  ms: number;
+  pgMs: number;
+  s3Ms: number;
+  redisMs: number;
+  /** Each PostgreSQL statement (autocommit: one transaction each), timed from the client. */
+  statements: TimedCall[];
+}
+
+export interface NaiveOptions {
+  applicationName?: string;
+  /** Called as each PostgreSQL statement is sent (not awaited). */
+  onStatement?: (table: string) => void;
+}
+
+export async function runNaive(url: string, bucket: Bucket, communityId: string, options: NaiveOptions = {}): Promise<NaiveRun> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: options.applicationName ?? 'bench-naive' } });
+  const statements: TimedCall[] = [];
+  const timed = async (table: string, body: () => Promise<{ count: number }>) => {
+    options.onStatement?.(table);
+    const start = performance.now();
+    const result = await body();
+    statements.push({ call: table, start, end: performance.now(), rows: result.count });
+  };
   const redis = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 3 });
   await redis.connect();
   try {
@@ -307,10 +373,10 @@ export async function runNaive(url: string, bucket: Bucket, communityId: string)
     await sql`select set_config('community_deletion.read_state_hard_delete', 'on', false)`;
     const started = performance.now();
     for (const t of tables.filter((x) => x.kind === 'provenance')) {
-      await sql.unsafe(`update public.${t.table_name} set community_id = null where community_id = $1`, [communityId]);
+      await timed(t.table_name, () => sql.unsafe(`update public.${t.table_name} set community_id = null where community_id = $1`, [communityId]));
     }
     for (const t of tables.filter((x) => x.kind === 'scoped')) {
-      await sql.unsafe(`delete from public.${t.table_name} where community_id = $1`, [communityId]);
+      await timed(t.table_name, () => sql.unsafe(`delete from public.${t.table_name} where community_id = $1`, [communityId]));
     }
     const pgDone = performance.now();
     for (const prefix of [`_meta/${communityId}/`, `_uploads/${communityId}/`, `repos/${communityId}/`]) {
@@ -336,7 +402,7 @@ export async function runNaive(url: string, bucket: Bucket, communityId: string)
       cursor = next;
     } while (cursor !== '0');
     const done = performance.now();
-    return { ms: done - started, pgMs: pgDone - started, s3Ms: s3Done - pgDone, redisMs: done - s3Done };
+    return { ms: done - started, pgMs: pgDone - started, s3Ms: s3Done - pgDone, redisMs: done - s3Done, statements };
   } finally {
     redis.disconnect();
     await sql.end({ timeout: 5 });
@@ -356,6 +422,30 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: 
     child.on('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
   });
 }
+
+/** One figure of the run (a table row on stdout, an object in the JSON). */
+export interface Row {
+  id: string;
+  measurement: string;
+  baseline_label: string;
+  baseline: number | null;
+  ours_label: string;
+  ours: number | null;
+  unit: string;
+  ratio: number | null;
+  target: string;
+  met: boolean | null;
+  detail?: unknown;
+}
+
+/** The q-quantile (0..1) of the values, nearest rank; null when there are none. */
+export function quantile(values: readonly number[], q: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -142,6 +142,19 @@ begin
 end;
 $$;
 
+-- The vacuum probe's bystander table (the purge group): p_rows rows, no
+-- community column (so no registration), autovacuum off so that only the
+-- probe's VACUUM reclaims what the probe's UPDATE leaves dead.
+create or replace function bench.create_churn_table(p_rows integer)
+  returns void language plpgsql volatile
+as $$
+begin
+  drop table if exists bench.churn;
+  create table bench.churn (id integer primary key, v integer not null) with (autovacuum_enabled = false);
+  insert into bench.churn select g, 0 from generate_series(1, p_rows) g;
+end;
+$$;
+
 -- Baseline (b) of the fence benchmark: a write fence written the way the seed
 -- system did it — BEFORE … FOR EACH ROW, the community advisory lock SHARED and
 -- a state lookup for every row. Benchmark only; never part of the product.
