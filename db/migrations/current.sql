@@ -1,1 +1,2 @@
 -- Enter migration here
+--!include functions/_purge_batch.sql
