@@ -47,6 +47,9 @@ declare
   v_rows bigint;
   v_removed bigint := 0;
   v_spent bigint := 0;
+  v_ctids tid[];
+  v_seqscan text := current_setting('enable_seqscan');
+  v_bitmapscan text := current_setting('enable_bitmapscan');
 begin
   if p_budget is not null and p_budget < 1 then
     raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
@@ -82,14 +85,29 @@ begin
     if v_allowed = 0 then
       return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
     end if;
+    -- A bounded batch finds its rows through the index leading with the
+    -- community column, never a sequential scan: the planner's statistics
+    -- predate the purge, so for a community holding most of a table it would
+    -- read the heap from its start past every row earlier batches deleted
+    -- (each batch slower than the last); nor a bitmap scan, which reads the
+    -- whole key range before the limit. Only this lookup runs so planned: the
+    -- statement that removes the rows (and the triggers and foreign key
+    -- checks it fires) runs with the caller's settings.
+    if p_budget is not null then
+      perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+    end if;
+    execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                   v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+      into v_ctids using p_community, v_allowed;
+    perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
     if v_unit.nulls_column then
-      execute format('update %1$I.%2$I set %3$I = null where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+      execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
                      v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_allowed;
+        using p_community, v_ctids;
     else
-      execute format('delete from %1$I.%2$I where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+      execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
                      v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_allowed;
+        using p_community, v_ctids;
     end if;
     get diagnostics v_rows = row_count;
     v_removed := v_removed + v_rows;

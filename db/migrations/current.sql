@@ -1,2 +1,3 @@
 -- Enter migration here
+--!include functions/_prove_postgres_absence.sql
 --!include functions/_purge_batch.sql
