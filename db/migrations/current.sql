@@ -1,3 +1,10 @@
 -- Enter migration here
+-- The purge batch's budget (settings.purge_batch_rows) becomes a cost: a row
+-- weighs 1 + the foreign keys referencing its table, so a batch on a parent
+-- table (users, events, ...) is as short as one on a child table. Bounded
+-- batches and the absence proof find rows through the index leading with the
+-- community column (never a sequential scan past the rows already deleted).
 --!include functions/_prove_postgres_absence.sql
 --!include functions/_purge_batch.sql
+--!include functions/purge_postgres_batch.sql
+--!include engine/comments.sql
