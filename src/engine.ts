@@ -531,7 +531,8 @@ export class EngineClient {
 
   /**
    * One bounded batch of the PostgreSQL purge, in its own transaction (at most
-   * settings.purge_batch_rows rows); call until done, then finishPostgresPurge.
+   * settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys
+   * referencing its table); call until done, then finishPostgresPurge.
    */
   async purgePostgresBatch(t: LeaseToken, fenceGeneration: string): Promise<PurgeBatch> {
     const [row] = await this.sql<{ result: { rows: number; done: boolean; purged_rows: number; inventoried_rows: number } }[]>`

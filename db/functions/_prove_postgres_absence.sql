@@ -13,6 +13,13 @@ create or replace function community_deletion._prove_postgres_absence(
   language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  -- Each probe is an index scan on the index leading with the community
+  -- column that stops at the first live row: a sequential scan (what the
+  -- planner picks when its statistics still say the community fills the
+  -- table) would read every dead row the purge left, growing with the tenant;
+  -- a bitmap scan would read the whole key range. The proof is the same.
+  set enable_seqscan = off
+  set enable_bitmapscan = off
 as $$
 declare
   v_table record;

@@ -3,7 +3,8 @@
 -- migration waits for at most this batch, never the whole purge), with the
 -- catalog re-validated, the community lock held exclusively (batches of the
 -- request never interleave) and lease and fence generation verified, it
--- removes at most settings.purge_batch_rows rows, continuing where the
+-- removes rows worth at most settings.purge_batch_rows (a cost: a row weighs
+-- 1 + the foreign keys referencing its table), continuing where the
 -- checkpoints say (community_deletion._purge_batch: provenance nulled first,
 -- then the scoped tables in purge order, each table's checkpoint carrying its
 -- running total). The stage does not move: once a batch returns "done",

@@ -1,5 +1,6 @@
 -- The PostgreSQL purge runs in bounded batches (community_deletion.purge_postgres_batch):
--- each call removes at most settings.purge_batch_rows rows — provenance nulled
+-- each call removes at most settings.purge_batch_rows rows (a cost: parent
+-- tables' rows weigh more, see batch_budget_is_weighted_by_referencing_foreign_keys) — provenance nulled
 -- first, then the scoped tables in purge order — and upserts each table's
 -- checkpoint with its running total in the same transaction, so at every
 -- point the totals equal what is gone; a batch that does not commit (a crash
@@ -81,11 +82,20 @@ end $$;
 
 select is((select count(*)::int from batches where result ? 'finish'), 0, 'finish between batches was refused (DL6P1)');
 select ok((select bool_and((result ->> 'rows')::int <= 7) from batches), 'no batch removed more than purge_batch_rows rows');
-select ok((select bool_and((result ->> 'rows')::int = 7) from batches where not (result ->> 'done')::boolean),
-  'every batch but the last used its whole budget');
-select is((select count(*)::int from batches),
-  ceil((:target_rows + :provenance_rows + 1) / 7.0)::int,
-  'the number of batches is (rows + provenance rows) / batch size, plus the one that finds nothing left');
+-- The budget is a cost: a scoped row costs 1 + the foreign keys referencing
+-- its table, a provenance row 1 (batch_budget_is_weighted_by_referencing_foreign_keys).
+create temp table weights as
+select community_deletion._table_label(t.schema_name, t.table_name) as label,
+       1 + (select count(*) from pg_constraint c
+             where c.contype = 'f' and c.confrelid = format('%I.%I', t.schema_name, t.table_name)::regclass)::int as weight
+  from community_deletion.registered_tables t where t.kind = 'scoped';
+select ok((select bool_and((result ->> 'cost')::int <= greatest(7, (select max(weight) from weights))) from batches where result ? 'cost'),
+  'no batch costs more than the budget (or one row of a table heavier than it)');
+select is((select sum((result ->> 'cost')::int)::int from batches where result ? 'cost'),
+  :provenance_rows + (select sum(((cp.detail ->> 'rows')::int) * w.weight)::int from community_deletion.checkpoints cp
+         join weights w on cp.unit_key = 'purge:' || w.label
+        where cp.request_id = :'request_id' and cp.stage = 'bindings_removed'),
+  'the batches cost, in all, every row times its weight (provenance rows 1)');
 select ok((select bool_and(consistent) from batches), 'after every batch the checkpoint totals equal the rows gone');
 select is((select max(remaining) filter (where n = 1) from batches), :target_rows - greatest(0, 7 - :provenance_rows),
   'the first batch nulled provenance first, then began the scoped tables');
