@@ -1453,6 +1453,8 @@ ALTER FUNCTION community_deletion._owned_prefixes(p_community uuid) OWNER TO com
 CREATE FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
     AS $_$
 declare
   v_table record;
@@ -1529,22 +1531,31 @@ declare
   v_allowed bigint;
   v_rows bigint;
   v_removed bigint := 0;
+  v_spent bigint := 0;
+  v_ctids tid[];
+  v_seqscan text := current_setting('enable_seqscan');
+  v_bitmapscan text := current_setting('enable_bitmapscan');
 begin
   if p_budget is not null and p_budget < 1 then
     raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
   end if;
   for v_unit in
-    select u.unit_key, u.schema_name, u.table_name, u.community_column, u.nulls_column
+    select u.unit_key, u.schema_name, u.table_name, u.community_column, u.nulls_column, u.weight
       from (select 1 as phase, 0 as purge_order, l.label, 'clear_provenance:' || l.label as unit_key,
-                   t.schema_name, t.table_name, t.community_column, true as nulls_column
+                   t.schema_name, t.table_name, t.community_column, true as nulls_column, 1::bigint as weight
               from community_deletion.registered_tables t
               cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
              where t.kind = 'provenance'
             union all
             select 2, t.purge_order, l.label, 'purge:' || l.label,
-                   t.schema_name, t.table_name, t.community_column, false
+                   t.schema_name, t.table_name, t.community_column, false, 1 + coalesce(fk.n, 0)
               from community_deletion.registered_tables t
               cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+              left join (select c.confrelid, count(*) as n
+                           from pg_catalog.pg_constraint c
+                          where c.contype = 'f' and c.conparentid = 0
+                          group by c.confrelid) fk
+                on fk.confrelid = to_regclass(format('%I.%I', t.schema_name, t.table_name))
              where t.kind = 'scoped') u
      order by u.phase, u.purge_order, u.label collate "C"
   loop
@@ -1552,31 +1563,50 @@ begin
       from community_deletion.checkpoints cp
      where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
     continue when v_status = 'completed';
-    v_allowed := case when p_budget is null then null else p_budget - v_removed end;
+    -- This unit's allowance: what is left of the budget, in its rows.
+    v_allowed := case when p_budget is null then null
+                      when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
+                      else (p_budget - v_spent) / v_unit.weight end;
     if v_allowed = 0 then
-      return jsonb_build_object('rows', v_removed, 'done', false);
+      return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
     end if;
+    -- A bounded batch finds its rows through the index leading with the
+    -- community column, never a sequential scan: the planner's statistics
+    -- predate the purge, so for a community holding most of a table it would
+    -- read the heap from its start past every row earlier batches deleted
+    -- (each batch slower than the last); nor a bitmap scan, which reads the
+    -- whole key range before the limit. Only this lookup runs so planned: the
+    -- statement that removes the rows (and the triggers and foreign key
+    -- checks it fires) runs with the caller's settings.
+    if p_budget is not null then
+      perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+    end if;
+    execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                   v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+      into v_ctids using p_community, v_allowed;
+    perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
     if v_unit.nulls_column then
-      execute format('update %1$I.%2$I set %3$I = null where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+      execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
                      v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_allowed;
+        using p_community, v_ctids;
     else
-      execute format('delete from %1$I.%2$I where ctid = any (array(select ctid from %1$I.%2$I where %3$I = $1 limit $2))',
+      execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
                      v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_allowed;
+        using p_community, v_ctids;
     end if;
     get diagnostics v_rows = row_count;
     v_removed := v_removed + v_rows;
+    v_spent := v_spent + v_rows * v_unit.weight;
     perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
       case when v_allowed is null or v_rows < v_allowed then 'completed' else 'started' end, p_generation,
       jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_rows,
                          'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1));
     if v_allowed is not null and v_rows = v_allowed then
-      -- The budget is spent and this table may hold more: the next batch goes on here.
-      return jsonb_build_object('rows', v_removed, 'done', false);
+      -- The allowance is spent and this table may hold more: the next batch goes on here.
+      return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
     end if;
   end loop;
-  return jsonb_build_object('rows', v_removed, 'done', true);
+  return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', true);
 end;
 $_$;
 
@@ -4405,7 +4435,7 @@ ALTER FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor
 -- Name: FUNCTION purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows rows) in its own transaction, resuming from the checkpoints.';
+COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table) in its own transaction, resuming from the checkpoints.';
 
 
 --
@@ -5034,7 +5064,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 17
+  select 18
 $$;
 
 
@@ -6406,7 +6436,7 @@ CREATE TABLE community_deletion.settings (
     lock_timeout interval DEFAULT '00:00:05'::interval NOT NULL,
     serving_lease_quiescing_cap interval DEFAULT '00:10:00'::interval NOT NULL,
     allow_same_login_approval boolean DEFAULT false NOT NULL,
-    purge_batch_rows integer DEFAULT 5000 NOT NULL,
+    purge_batch_rows integer DEFAULT 10000 NOT NULL,
     serving_lease_grace interval DEFAULT '00:02:00'::interval NOT NULL,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
@@ -6425,7 +6455,7 @@ ALTER TABLE community_deletion.settings OWNER TO postgres;
 -- Name: COLUMN settings.purge_batch_rows; Type: COMMENT; Schema: community_deletion; Owner: postgres
 --
 
-COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The most rows one batch of the PostgreSQL purge removes or nulls (community_deletion.purge_postgres_batch): one short transaction each.';
+COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The budget of one batch of the PostgreSQL purge (community_deletion.purge_postgres_batch), one short transaction each, as a cost: a row of a scoped table costs 1 + the number of foreign keys referencing that table (deleting a parent row runs one check or ON DELETE action per referencing key), a nulled provenance row 1; so a table nothing references loses up to this many rows per batch, a parent table with k referencing foreign keys this / (1 + k) (at least one).';
 
 
 --
@@ -10891,4 +10921,4 @@ INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, k
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('media_sidecar', 'owned', '_meta/{community}/', E'^_meta/{community}/[0-9a-f]{64}\\.json$', 'media', 'media sidecar metadata for a blob');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('thumbnail', 'shared', 'thumbs/', '^thumbs/[0-9a-f]{64}$', 'media', 'content-addressed thumbnail');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('upload_attribution', 'owned', '_uploads/{community}/', E'^_uploads/{community}/[0-9a-f]{64}\\.json$', 'media', 'upload attribution record');
-INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '5000', '00:02:00');
+INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '10000', '00:02:00');
