@@ -157,7 +157,14 @@ run_parity() {
 
 case "$what" in
   all) build_template || exit 1; run_sql; run_sql_fallback; run_ts; run_typecheck; run_parity; run_sources ;;
-  sql) build_template || exit 1; run_sql "$@"; [ $# -eq 0 ] && run_sql_fallback ;;
+  sql) build_template || exit 1; run_sql "$@"
+    # The fallback run re-runs the fence suites on the PL/pgSQL fence; when the
+    # template's fence already is PL/pgSQL (no native library: PostgreSQL 16–18
+    # in scripts/matrix.sh) the run above was exactly that.
+    if [ $# -eq 0 ]; then
+      if [ "$fence_impl" = native ]; then run_sql_fallback
+      else log "== fence suites on the PL/pgSQL fallback: already run above (the template's fence is '$fence_impl')"; fi
+    fi ;;
   sql-fallback) build_template || exit 1; run_sql_fallback ;;
   ts) build_template || exit 1; run_ts "$@" ;;
   parity) run_parity ;;
