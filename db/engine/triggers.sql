@@ -85,49 +85,33 @@ create trigger _200_guard_read_state_delete
   when (old.kind = 30078 and old.d_tag like 'read-state:%')
   execute function community_deletion.tg_events__guard_read_state_delete();
 
--- Any DDL on non-temporary objects, by any tool, takes the schema/destruction
--- lock exclusively (see _ddl_tag_is_deferred.sql for which event decides).
+-- The engine's event triggers, created only by a superuser (on a managed
+-- server nobody is: the DDL lock is then explicit, community_deletion.ddl_lock(),
+-- and catalog validation stands in for the guard — docs/managed.md):
+--   * any DDL on non-temporary objects, by any tool, takes the
+--     schema/destruction lock exclusively (see _ddl_tag_is_deferred.sql for
+--     which event decides): _100, _101, _102;
+--   * after any DDL, refuse it if it weakened the guards of a registered table
+--     (a fence trigger dropped or disabled, a table made a partition or child):
+--     _guard_registered_tables, DL7C2: _110.
 do $cd_managed$
+declare
+  v_trigger record;
+  v_superuser boolean := (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user);
 begin
-  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
-    execute 'drop event trigger if exists _100_lock_schema_destruction';
-    execute 'create event trigger _100_lock_schema_destruction on ddl_command_start execute function community_deletion.tg_ddl__lock_schema_destruction()';
-  else
-    raise notice 'community deletion: event trigger _100_lock_schema_destruction not created (not superuser; DDL lock: explicit)';
-  end if;
-end
-$cd_managed$;
-do $cd_managed$
-begin
-  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
-    execute 'drop event trigger if exists _101_lock_schema_destruction_created';
-    execute 'create event trigger _101_lock_schema_destruction_created on ddl_command_end execute function community_deletion.tg_ddl__lock_schema_destruction_created()';
-  else
-    raise notice 'community deletion: event trigger _101_lock_schema_destruction_created not created (not superuser; DDL lock: explicit)';
-  end if;
-end
-$cd_managed$;
-do $cd_managed$
-begin
-  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
-    execute 'drop event trigger if exists _102_lock_schema_destruction_dropped';
-    execute 'create event trigger _102_lock_schema_destruction_dropped on sql_drop execute function community_deletion.tg_ddl__lock_schema_destruction_dropped()';
-  else
-    raise notice 'community deletion: event trigger _102_lock_schema_destruction_dropped not created (not superuser; DDL lock: explicit)';
-  end if;
-end
-$cd_managed$;
-
--- After any DDL, refuse it if it weakened the guards of a registered table
--- (a fence trigger dropped or disabled, a table made a partition or child):
--- _guard_registered_tables, DL7C2.
-do $cd_managed$
-begin
-  if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname = current_user) then
-    execute 'drop event trigger if exists _110_guard_registered_tables';
-    execute 'create event trigger _110_guard_registered_tables on ddl_command_end execute function community_deletion.tg_ddl__guard_registered_tables()';
-  else
-    raise notice 'community deletion: event trigger _110_guard_registered_tables not created (not superuser; DDL lock: explicit)';
-  end if;
+  for v_trigger in
+    select * from (values
+      ('_100_lock_schema_destruction', 'ddl_command_start', 'tg_ddl__lock_schema_destruction'),
+      ('_101_lock_schema_destruction_created', 'ddl_command_end', 'tg_ddl__lock_schema_destruction_created'),
+      ('_102_lock_schema_destruction_dropped', 'sql_drop', 'tg_ddl__lock_schema_destruction_dropped'),
+      ('_110_guard_registered_tables', 'ddl_command_end', 'tg_ddl__guard_registered_tables')) t(name, event, fn)
+  loop
+    if v_superuser then
+      execute format('drop event trigger if exists %I', v_trigger.name);
+      execute format('create event trigger %I on %s execute function community_deletion.%I()', v_trigger.name, v_trigger.event, v_trigger.fn);
+    else
+      raise notice 'community deletion: event trigger % not created (not superuser; DDL lock: explicit)', v_trigger.name;
+    end if;
+  end loop;
 end
 $cd_managed$;
