@@ -1517,19 +1517,35 @@ $$;
 ALTER FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) OWNER TO community_deletion_owner;
 
 --
--- Name: _purge_batch(uuid, uuid, text, bigint, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: _purge_batch(uuid, uuid, text, bigint, bigint, interval); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) RETURNS jsonb
+CREATE FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval DEFAULT NULL::interval) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
+  c_probe_rows constant bigint := 100;
+  c_growth constant bigint := 4;
+  v_started timestamptz := clock_timestamp();
+  -- The time target in microseconds; only a bounded batch has one.
+  v_target_us numeric := case when p_budget is not null then extract(epoch from p_target) * 1000000 end;
   v_unit record;
   v_status text;
   v_detail jsonb;
+  v_by_cost bigint;
+  v_by_time bigint;
   v_allowed bigint;
   v_rows bigint;
+  v_unit_rows bigint;
+  v_statements integer;
+  v_full boolean;
+  v_completed boolean;
+  v_done boolean := true;
+  v_rate numeric;
+  v_last bigint;
+  v_left numeric;
+  v_t0 timestamptz;
   v_removed bigint := 0;
   v_spent bigint := 0;
   v_ctids tid[];
@@ -1538,6 +1554,9 @@ declare
 begin
   if p_budget is not null and p_budget < 1 then
     raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
+  end if;
+  if v_target_us is not null and v_target_us <= 0 then
+    raise exception 'purge batch target must be positive, got %', p_target using errcode = 'DL1I1';
   end if;
   for v_unit in
     select u.unit_key, u.schema_name, u.table_name, u.community_column, u.nulls_column, u.weight
@@ -1563,55 +1582,109 @@ begin
       from community_deletion.checkpoints cp
      where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
     continue when v_status = 'completed';
-    -- This unit's allowance: what is left of the budget, in its rows.
-    v_allowed := case when p_budget is null then null
-                      when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
-                      else (p_budget - v_spent) / v_unit.weight end;
-    if v_allowed = 0 then
+    -- The unit's pace as the last batch measured it (null: never measured).
+    v_rate := (v_detail ->> 'us_per_row')::numeric;
+    v_last := (v_detail ->> 'last_rows')::bigint;
+    v_unit_rows := 0;
+    v_statements := 0;
+    v_full := false;
+    v_completed := false;
+    loop
+      -- The allowance in cost: what is left of the budget, in this unit's rows.
+      v_by_cost := case when p_budget is null then null
+                        when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
+                        else (p_budget - v_spent) / v_unit.weight end;
+      -- The allowance in time: nothing once the time is spent, else a probe
+      -- for a unit never measured, else what fits in the time left at the
+      -- unit's pace (at most c_growth times its previous statement). A batch
+      -- that has removed nothing yet always moves at least one row.
+      v_by_time := null;
+      if v_target_us is not null then
+        v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
+        v_by_time := case when v_left <= 0 then 0
+                          when v_rate is null or v_last is null then c_probe_rows
+                          else least(floor(v_left / greatest(v_rate, 0.001)), c_growth * v_last) end;
+        if v_by_time < 1 and v_spent = 0 then
+          v_by_time := 1;
+        end if;
+      end if;
+      v_allowed := least(v_by_cost, v_by_time);
+      if v_allowed = 0 then
+        v_full := true;
+        exit;
+      end if;
+      -- A bounded batch finds its rows through the index leading with the
+      -- community column, never a sequential scan: the planner's statistics
+      -- predate the purge, so for a community holding most of a table it
+      -- would read the heap from its start past every row earlier batches
+      -- deleted (each batch slower than the last); nor a bitmap scan, which
+      -- reads the whole key range before the limit. Only this lookup runs so
+      -- planned: the statement that removes the rows (and the triggers and
+      -- foreign key checks it fires) runs with the caller's settings.
+      v_t0 := clock_timestamp();
+      if p_budget is not null then
+        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+      end if;
+      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        into v_ctids using p_community, v_allowed;
+      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
+      if v_unit.nulls_column then
+        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          using p_community, v_ctids;
+      else
+        execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          using p_community, v_ctids;
+      end if;
+      get diagnostics v_rows = row_count;
+      v_statements := v_statements + 1;
+      v_unit_rows := v_unit_rows + v_rows;
+      v_removed := v_removed + v_rows;
+      v_spent := v_spent + v_rows * v_unit.weight;
+      if v_rows > 0 then
+        v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
+        v_last := v_rows;
+      end if;
+      if v_allowed is null or v_rows < v_allowed then
+        -- Fewer rows than allowed: the table holds no more of the community.
+        -- A bounded batch marks the unit completed only when its lookup
+        -- found it empty without having removed any of it in this batch:
+        -- otherwise the index entries of the rows just removed are walked
+        -- (and, their deletion committed, marked dead) by the next batch's
+        -- lookup, which completes the unit — not by the absence proof in
+        -- finish_postgres_purge, which would walk every table's last
+        -- removed rows at once.
+        v_completed := p_budget is null or v_unit_rows = 0;
+        exit;
+      end if;
+      if v_by_cost is not null and v_rows >= v_by_cost then
+        -- The budget is spent and this table may hold more: the next batch goes on here.
+        v_full := true;
+        exit;
+      end if;
+      -- Sized by time: the unit goes on while the batch has time left.
+    end loop;
+    if v_statements > 0 then
+      perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
+        case when v_completed then 'completed' else 'started' end, p_generation,
+        jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_unit_rows,
+                           'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1)
+        || case when v_rate is null then '{}'::jsonb
+                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end);
+    end if;
+    if v_full then
       return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
     end if;
-    -- A bounded batch finds its rows through the index leading with the
-    -- community column, never a sequential scan: the planner's statistics
-    -- predate the purge, so for a community holding most of a table it would
-    -- read the heap from its start past every row earlier batches deleted
-    -- (each batch slower than the last); nor a bitmap scan, which reads the
-    -- whole key range before the limit. Only this lookup runs so planned: the
-    -- statement that removes the rows (and the triggers and foreign key
-    -- checks it fires) runs with the caller's settings.
-    if p_budget is not null then
-      perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
-    end if;
-    execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
-                   v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-      into v_ctids using p_community, v_allowed;
-    perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
-    if v_unit.nulls_column then
-      execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
-                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_ctids;
-    else
-      execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
-                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        using p_community, v_ctids;
-    end if;
-    get diagnostics v_rows = row_count;
-    v_removed := v_removed + v_rows;
-    v_spent := v_spent + v_rows * v_unit.weight;
-    perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
-      case when v_allowed is null or v_rows < v_allowed then 'completed' else 'started' end, p_generation,
-      jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_rows,
-                         'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1));
-    if v_allowed is not null and v_rows = v_allowed then
-      -- The allowance is spent and this table may hold more: the next batch goes on here.
-      return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
-    end if;
+    v_done := v_done and v_completed;
   end loop;
-  return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', true);
+  return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', v_done);
 end;
 $_$;
 
 
-ALTER FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) OWNER TO community_deletion_owner;
 
 --
 -- Name: _purge_totals(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -4409,6 +4482,8 @@ declare
   v_request community_deletion.requests;
   v_batch jsonb;
   v_totals jsonb;
+  v_budget bigint;
+  v_target interval;
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
@@ -4420,8 +4495,9 @@ begin
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+  select s.purge_batch_rows, s.purge_batch_target into v_budget, v_target from community_deletion.settings s;
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
-    (select s.purge_batch_rows from community_deletion.settings s));
+    v_budget, v_target);
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
   v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
   return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');
@@ -4435,7 +4511,7 @@ ALTER FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor
 -- Name: FUNCTION purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table) in its own transaction, resuming from the checkpoints.';
+COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table; sized by each table''s measured pace to take about settings.purge_batch_target) in its own transaction, resuming from the checkpoints.';
 
 
 --
@@ -5064,7 +5140,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 18
+  select 19
 $$;
 
 
@@ -6436,14 +6512,16 @@ CREATE TABLE community_deletion.settings (
     lock_timeout interval DEFAULT '00:00:05'::interval NOT NULL,
     serving_lease_quiescing_cap interval DEFAULT '00:10:00'::interval NOT NULL,
     allow_same_login_approval boolean DEFAULT false NOT NULL,
-    purge_batch_rows integer DEFAULT 10000 NOT NULL,
+    purge_batch_rows integer DEFAULT 100000 NOT NULL,
     serving_lease_grace interval DEFAULT '00:02:00'::interval NOT NULL,
+    purge_batch_target interval DEFAULT '00:00:00.25'::interval,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
     CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
     CONSTRAINT settings_is_singleton CHECK (singleton),
     CONSTRAINT settings_lock_timeout_is_bounded CHECK (((lock_timeout > '00:00:00'::interval) AND (lock_timeout <= '01:00:00'::interval))),
     CONSTRAINT settings_purge_batch_rows_is_bounded CHECK (((purge_batch_rows >= 1) AND (purge_batch_rows <= 1000000))),
+    CONSTRAINT settings_purge_batch_target_is_bounded CHECK (((purge_batch_target IS NULL) OR ((purge_batch_target >= '00:00:00.001'::interval) AND (purge_batch_target <= '00:01:00'::interval)))),
     CONSTRAINT settings_serving_lease_grace_is_bounded CHECK (((serving_lease_grace >= '00:00:00'::interval) AND (serving_lease_grace <= '01:00:00'::interval))),
     CONSTRAINT settings_serving_lease_quiescing_cap_is_positive CHECK ((serving_lease_quiescing_cap > '00:00:00'::interval))
 );
@@ -6455,7 +6533,7 @@ ALTER TABLE community_deletion.settings OWNER TO postgres;
 -- Name: COLUMN settings.purge_batch_rows; Type: COMMENT; Schema: community_deletion; Owner: postgres
 --
 
-COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The budget of one batch of the PostgreSQL purge (community_deletion.purge_postgres_batch), one short transaction each, as a cost: a row of a scoped table costs 1 + the number of foreign keys referencing that table (deleting a parent row runs one check or ON DELETE action per referencing key), a nulled provenance row 1; so a table nothing references loses up to this many rows per batch, a parent table with k referencing foreign keys this / (1 + k) (at least one).';
+COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The budget of one batch of the PostgreSQL purge (community_deletion.purge_postgres_batch), one short transaction each, as a cost: a row of a scoped table costs 1 + the number of foreign keys referencing that table (deleting a parent row runs one check or ON DELETE action per referencing key), a nulled provenance row 1; so a table nothing references loses up to this many rows per batch, a parent table with k referencing foreign keys this / (1 + k) (at least one). A hard cap (it bounds one batch''s WAL and row locks); purge_batch_target is what usually sizes a batch.';
 
 
 --
@@ -6463,6 +6541,13 @@ COMMENT ON COLUMN community_deletion.settings.purge_batch_rows IS 'The budget of
 --
 
 COMMENT ON COLUMN community_deletion.settings.serving_lease_grace IS 'How long after it expired an unreleased serving-write lease still holds the fence back (its writer may have stalled mid-upload; S3 has no fence).';
+
+
+--
+-- Name: COLUMN settings.purge_batch_target; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.settings.purge_batch_target IS 'How long the rows'' work of one purge batch aims to take (null: the cost budget purge_batch_rows alone). Each table''s pace is measured (a probe of 100 rows first, then at most four times the previous statement) and kept in its checkpoint (us_per_row, last_rows); a batch ends when its time is spent, after at least one row. Batch boundaries depend on it; what is removed and the totals do not.';
 
 
 --
@@ -9717,10 +9802,10 @@ REVOKE ALL ON FUNCTION community_deletion._provenance_guard_problems(p_table reg
 
 
 --
--- Name: FUNCTION _purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: FUNCTION _purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-REVOKE ALL ON FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) FROM PUBLIC;
 
 
 --
@@ -10921,4 +11006,4 @@ INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, k
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('media_sidecar', 'owned', '_meta/{community}/', E'^_meta/{community}/[0-9a-f]{64}\\.json$', 'media', 'media sidecar metadata for a blob');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('thumbnail', 'shared', 'thumbs/', '^thumbs/[0-9a-f]{64}$', 'media', 'content-addressed thumbnail');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('upload_attribution', 'owned', '_uploads/{community}/', E'^_uploads/{community}/[0-9a-f]{64}\\.json$', 'media', 'upload attribution record');
-INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '10000', '00:02:00');
+INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace, purge_batch_target) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '100000', '00:02:00', '00:00:00.25');

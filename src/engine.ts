@@ -12,7 +12,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 
 /** community_deletion.installation_report() (docs/managed.md). */
 export interface InstallationReport {
@@ -532,7 +532,8 @@ export class EngineClient {
   /**
    * One bounded batch of the PostgreSQL purge, in its own transaction (at most
    * settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys
-   * referencing its table); call until done, then finishPostgresPurge.
+   * referencing its table; sized by each table's measured pace to take about
+   * settings.purge_batch_target); call until done, then finishPostgresPurge.
    */
   async purgePostgresBatch(t: LeaseToken, fenceGeneration: string): Promise<PurgeBatch> {
     const [row] = await this.sql<{ result: { rows: number; done: boolean; purged_rows: number; inventoried_rows: number } }[]>`

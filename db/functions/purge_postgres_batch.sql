@@ -4,7 +4,8 @@
 -- catalog re-validated, the community lock held exclusively (batches of the
 -- request never interleave) and lease and fence generation verified, it
 -- removes rows worth at most settings.purge_batch_rows (a cost: a row weighs
--- 1 + the foreign keys referencing its table), continuing where the
+-- 1 + the foreign keys referencing its table) and sized by their measured
+-- pace to take about settings.purge_batch_target, continuing where the
 -- checkpoints say (community_deletion._purge_batch: provenance nulled first,
 -- then the scoped tables in purge order, each table's checkpoint carrying its
 -- running total). The stage does not move: once a batch returns "done",
@@ -37,6 +38,8 @@ declare
   v_request community_deletion.requests;
   v_batch jsonb;
   v_totals jsonb;
+  v_budget bigint;
+  v_target interval;
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
@@ -48,8 +51,9 @@ begin
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
+  select s.purge_batch_rows, s.purge_batch_target into v_budget, v_target from community_deletion.settings s;
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
-    (select s.purge_batch_rows from community_deletion.settings s));
+    v_budget, v_target);
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
   v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
   return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');

@@ -20,7 +20,8 @@ select sum(row_count)::int as target_rows from tests.scoped_row_counts(:'communi
 select ((select count(*) from public.product_feedback where community_id = :'community_id')
       + (select count(*) from public.rate_limit_violations where community_id = :'community_id'))::int as provenance_rows \gset
 select format('%L, %L, %s, %s', :'request_id', :'owner', :'generation', :'fence_generation') as token \gset
-update community_deletion.settings set purge_batch_rows = 7;
+-- The cost budget alone (no time target): batch sizes independent of the machine's speed.
+update community_deletion.settings set purge_batch_rows = 7, purge_batch_target = null;
 
 -- Rows gone vs. the checkpoints' running totals.
 create function pg_temp.gone_equals_totals(p_request uuid, p_community uuid, p_target_rows int) returns boolean

@@ -1,0 +1,162 @@
+-- A purge batch is sized by time as well as by cost (settings.purge_batch_target,
+-- community_deletion._purge_batch): a unit never measured starts with a
+-- probe of 100 rows, every later statement takes what fits in the time left
+-- at the unit's measured pace but at most four times its previous statement,
+-- the pace is carried to the next batch in the checkpoint (us_per_row,
+-- last_rows), once the time is spent the batch ends, and a batch that has
+-- removed nothing yet always moves one row. The cost budget stays a hard cap.
+-- Time is made irrelevant to the outcome by its extremes: a target of an hour
+-- is never reached, one of a microsecond is spent before the first statement.
+begin;
+\ir ../fixtures/destruction.sql
+select plan(22);
+
+-- The setting.
+select is((select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef d
+             join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+            where d.adrelid = 'community_deletion.settings'::regclass and a.attname = 'purge_batch_target'),
+          $$'00:00:00.25'::interval$$, 'purge_batch_target defaults to 250 ms');
+select is((select purge_batch_target from community_deletion.settings), interval '250 milliseconds', 'and is 250 ms here');
+select throws_ok($$update community_deletion.settings set purge_batch_target = interval '0'$$, '23514', null,
+  'a zero target is refused');
+select throws_ok($$update community_deletion.settings set purge_batch_target = interval '2 minutes'$$, '23514', null,
+  'a target over a minute is refused');
+select lives_ok($$update community_deletion.settings set purge_batch_target = null$$, 'null (the cost budget alone) is accepted');
+select throws_ok($$select community_deletion._purge_batch(gen_random_uuid(), gen_random_uuid(), 'bindings_removed', 1, 10, interval '-1 second')$$,
+  'DL1I1', null, 'a negative target is refused by the batch itself');
+
+-- Three fenced communities at bindings_removed, each with about a thousand audit_log rows
+-- (a table nothing references: weight 1) on top of a few rows in every scoped table.
+create function pg_temp.pace_request(p_host text) returns table (request_id uuid, community_id uuid, generation bigint, rows_total bigint)
+  language plpgsql as $$
+declare
+  v record;
+  c uuid := tests.seed_community(p_host, 2);
+begin
+  insert into public.audit_log (community_id, actor, action) select c, 'pace', 'seeded' from generate_series(1, 1000);
+  select * into v from tests.dx_fence(p_host);
+  perform tests.dx_to_bindings_removed(v.request_id, v.owner, v.generation, v.fence_generation, v.community_id);
+  return query select v.request_id, v.community_id, v.generation,
+    (select sum(row_count) from tests.scoped_row_counts(v.community_id))::bigint;
+end;
+$$;
+create function pg_temp.unit(p_request uuid, p_unit text) returns community_deletion.checkpoints
+  language sql as $$
+  select * from community_deletion.checkpoints where request_id = p_request and stage = 'bindings_removed' and unit_key = p_unit
+$$;
+select set_config('community_deletion.read_state_hard_delete', 'on', true);
+-- One batch as the engine runs it: the fence lets only the engine's owner role
+-- write a fenced community (purge_postgres_batch is security definer).
+create function pg_temp.batch(p_request uuid, p_community uuid, p_generation bigint, p_budget bigint, p_target interval)
+  returns jsonb language plpgsql as $$
+declare
+  v jsonb;
+begin
+  set local role community_deletion_owner;
+  v := community_deletion._purge_batch(p_request, p_community, 'bindings_removed', p_generation, p_budget, p_target);
+  reset role;
+  return v;
+end;
+$$;
+
+-- A. Time to spare: one batch does everything, each unit in statements of
+-- 100 (the probe), then 400, 1,600, ... until one finds fewer rows than allowed.
+select request_id as a_request, community_id as a_community, generation as a_generation, rows_total as a_rows
+  from pg_temp.pace_request('pace-a.example') \gset
+select count(*) as a_audit from public.audit_log where community_id = :'a_community' \gset
+select ok(:a_audit between 501 and 2099, format('audit_log holds %s rows of A: a probe, a statement of 400, and the rest', :a_audit));
+select is(pg_temp.batch(:'a_request', :'a_community', :a_generation, 1000000, interval '1 hour')
+            ->> 'done', 'false', 'with an hour to spare one batch removes every row but is not done');
+select is((select sum(row_count)::bigint from tests.scoped_row_counts(:'a_community')), 0::bigint, 'nothing of A is left');
+select is(pg_temp.batch(:'a_request', :'a_community', :a_generation, 1000000, interval '1 hour'),
+          '{"rows": 0, "cost": 0, "done": true}'::jsonb,
+  'the next batch finds every table empty (after the batch that emptied it) and is done');
+select is((select (status, (detail ->> 'rows')::bigint, (detail ->> 'batches')::int, (detail ->> 'last_rows')::bigint)::text
+             from pg_temp.unit(:'a_request', 'purge:audit_log')),
+          ('completed', :a_audit, 2, :a_audit - 500)::text,
+  'audit_log went in statements of 100, 400 and the rest (under 1,600), then the next batch found it empty');
+select is((select count(*)::int from community_deletion.checkpoints
+            where request_id = :'a_request' and stage = 'bindings_removed' and unit_key like 'purge:%'
+              and (detail ->> 'last_rows')::bigint <> (detail ->> 'rows')::bigint),
+          1, 'every other table fit in its probe');
+select ok((select bool_and((detail ->> 'us_per_row')::numeric > 0) from community_deletion.checkpoints
+            where request_id = :'a_request' and stage = 'bindings_removed' and (detail ->> 'rows')::bigint > 0),
+  'each table that had rows recorded its measured pace');
+
+-- B. A microsecond: spent before the first statement, so every batch moves
+-- exactly one row (the progress guarantee) and then ends.
+select request_id as b_request, community_id as b_community, generation as b_generation, rows_total as b_rows
+  from pg_temp.pace_request('pace-b.example') \gset
+select (select count(*) from public.product_feedback where community_id = :'b_community')
+     + (select count(*) from public.rate_limit_violations where community_id = :'b_community') as b_provenance \gset
+select set_config('tests.b_request', :'b_request', true), set_config('tests.b_community', :'b_community', true),
+       set_config('tests.b_generation', :'b_generation', true) \g /dev/null
+create temp table b_batches (n int, result jsonb);
+do $$
+declare
+  v_result jsonb;
+begin
+  for i in 1..5000 loop
+    v_result := pg_temp.batch(current_setting('tests.b_request')::uuid, current_setting('tests.b_community')::uuid,
+      current_setting('tests.b_generation')::bigint, 1000000, interval '1 microsecond');
+    insert into b_batches values (i, v_result);
+    exit when (v_result ->> 'done')::boolean;
+  end loop;
+end $$;
+select is((select count(*)::int from b_batches where not (result ->> 'done')::boolean and (result ->> 'rows')::int <> 1), 0,
+  'with the time spent at once every batch but the last moved exactly one row');
+select is((select sum((result ->> 'rows')::bigint)::bigint from b_batches), (:b_rows + :b_provenance)::bigint,
+  'and the batches, one row each, removed (or nulled) every row');
+select is((select count(*)::int from b_batches), (:b_rows + :b_provenance)::int + 1,
+  'one batch per row, then one that found the last table empty');
+select is((select sum((detail ->> 'rows')::bigint)::bigint from community_deletion.checkpoints
+            where request_id = :'b_request' and stage = 'bindings_removed' and unit_key like 'purge:%'),
+          :b_rows::bigint, 'the checkpoints total every row purged');
+
+-- C. The pace carries over: a unit whose checkpoint says its last statement
+-- moved 10 rows at 1 ns a row starts the next batch with 40, then 160, 640, ...
+select request_id as c_request, community_id as c_community, generation as c_generation, rows_total as c_rows
+  from pg_temp.pace_request('pace-c.example') \gset
+select (select count(*) from public.product_feedback where community_id = :'c_community')
+     + (select count(*) from public.rate_limit_violations where community_id = :'c_community') as c_provenance \gset
+select count(*) as c_audit from public.audit_log where community_id = :'c_community' \gset
+select community_deletion._checkpoint(:'c_request', 'bindings_removed', 'purge:audit_log', 'started', :c_generation,
+  '{"rows": 0, "batches": 0, "us_per_row": 0.001, "last_rows": 10}');
+select ok(:c_audit between 841 and 3399, format('audit_log holds %s rows of C: 40, 160, 640, then the rest', :c_audit));
+select is((pg_temp.batch(:'c_request', :'c_community', :c_generation, 1000000, interval '1 hour')
+            ->> 'rows')::bigint, (:c_rows + :c_provenance)::bigint, 'one batch with an hour to spare removes the rest of C');
+select is((select (status, (detail ->> 'rows')::bigint, (detail ->> 'batches')::int, (detail ->> 'last_rows')::bigint)::text
+             from pg_temp.unit(:'c_request', 'purge:audit_log')),
+          ('started', :c_audit, 1, :c_audit - 840)::text,
+  'audit_log resumed at four times its recorded last statement: 40, 160, 640 and the rest');
+
+-- D. The cost budget stays a hard cap: with an hour to spare and a budget of
+-- 150, no batch costs more than 150 (or one row of a table heavier than it).
+select request_id as d_request, community_id as d_community, generation as d_generation, rows_total as d_rows
+  from pg_temp.pace_request('pace-d.example') \gset
+select set_config('tests.d_request', :'d_request', true), set_config('tests.d_community', :'d_community', true),
+       set_config('tests.d_generation', :'d_generation', true) \g /dev/null
+create temp table d_batches (n int, result jsonb);
+do $$
+declare
+  v_result jsonb;
+begin
+  for i in 1..5000 loop
+    v_result := pg_temp.batch(current_setting('tests.d_request')::uuid, current_setting('tests.d_community')::uuid,
+      current_setting('tests.d_generation')::bigint, 150, interval '1 hour');
+    insert into d_batches values (i, v_result);
+    exit when (v_result ->> 'done')::boolean;
+  end loop;
+end $$;
+select ok((select bool_and((result ->> 'cost')::int <= greatest(150,
+             (select max(1 + (select count(*) from pg_constraint c
+                               where c.contype = 'f' and c.confrelid = format('%I.%I', t.schema_name, t.table_name)::regclass))
+                from community_deletion.registered_tables t)))
+             from d_batches),
+  'no batch cost more than the budget (or one row of the heaviest table)');
+select is((select sum((detail ->> 'rows')::bigint)::bigint from community_deletion.checkpoints
+            where request_id = :'d_request' and stage = 'bindings_removed' and unit_key like 'purge:%'),
+          :d_rows::bigint, 'and the purge is whole');
+
+select * from finish();
+rollback;
