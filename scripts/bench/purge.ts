@@ -71,6 +71,21 @@ const NAIVE_PROBE_TABLE = 'events';
 const ms = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${x.toFixed(x >= 100 ? 0 : 1)} ms`);
 const n = (x: number) => x.toLocaleString('en-US');
 
+/**
+ * Before each idle baseline: a CHECKPOINT, so the dirty buffers of the
+ * seeding and of the clone (CREATE DATABASE ... TEMPLATE writes the whole
+ * copy) are flushed before the writer's idle period rather than during it —
+ * the engine's and the naive run's baselines start from the same clean state.
+ */
+async function settle(url: string): Promise<void> {
+  const sql = connectTo(url, 1);
+  try {
+    await sql`checkpoint`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The bystander writer
 
@@ -449,6 +464,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         };
         return e;
       };
+      await settle(engineUrl);
       await writer.warm();
       await sampler.start();
       writer.start();
@@ -502,6 +518,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
     const sampler = new Sampler(naiveUrl);
     try {
       await seedStorage(bucket, target, sizes.objects, sizes.keys);
+      await settle(naiveUrl);
       await writer.warm();
       await sampler.start();
       writer.start();
