@@ -103,12 +103,12 @@ begin
     exit when (v_result ->> 'done')::boolean;
   end loop;
 end $$;
-select is((select count(*)::int from b_batches where not (result ->> 'done')::boolean and (result ->> 'rows')::int <> 1), 0,
-  'with the time spent at once every batch but the last moved exactly one row');
+select is((select count(*)::int from b_batches where (result ->> 'rows')::int <> 1 and n < (select max(n) - 1 from b_batches)), 0,
+  'with the time spent at once every batch but the last two moved exactly one row (then the last table''s lookup by key found none, and a lookup from the start confirmed it)');
 select is((select sum((result ->> 'rows')::bigint)::bigint from b_batches), (:b_rows + :b_provenance)::bigint,
   'and the batches, one row each, removed (or nulled) every row');
-select is((select count(*)::int from b_batches), (:b_rows + :b_provenance)::int + 1,
-  'one batch per row, then one that found the last table empty');
+select ok((select count(*)::int from b_batches) between (:b_rows + :b_provenance)::int + 1 and (:b_rows + :b_provenance)::int + 2,
+  'one batch per row, then one or two that found the last table empty');
 select is((select sum((detail ->> 'rows')::bigint)::bigint from community_deletion.checkpoints
             where request_id = :'b_request' and stage = 'bindings_removed' and unit_key like 'purge:%'),
           :b_rows::bigint, 'the checkpoints total every row purged');
