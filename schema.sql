@@ -1460,7 +1460,6 @@ declare
   v_table record;
   v_remains boolean;
   v_checked integer := 0;
-  v_key text[];
 begin
   if not exists (select 1 from public.communities c
                  where c.id = p_community and c.deletion_state = 'tombstone'
@@ -1471,29 +1470,14 @@ begin
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
   for v_table in
-    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column,
-           t.kind
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
       from community_deletion.registered_tables t
      where t.kind in ('scoped', 'provenance')
      order by 1
   loop
-    -- A scoped table with a purge key is probed through the same index the
-    -- batches continued by and swept (ordered by its key), whose entries for
-    -- the removed rows are already marked dead; another index's would each
-    -- cost a heap visit.
-    select k.key_columns into v_key
-      from community_deletion._purge_keyset(to_regclass(format('%I.%I', v_table.schema_name, v_table.table_name)),
-                                            v_table.community_column) k
-     where v_table.kind = 'scoped';
-    -- (Not inside EXISTS, which would drop the ORDER BY.)
-    execute case when v_key is null
-                 then format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
-                             v_table.community_column)
-                 else format('select true from %I.%I where %I = $1 order by %I, %s limit 1', v_table.schema_name, v_table.table_name,
-                             v_table.community_column, v_table.community_column,
-                             (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key) with ordinality u(c, o))) end
+    execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
+                   v_table.community_column)
       into v_remains using p_community;
-    v_remains := coalesce(v_remains, false);
     if v_remains then
       raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.label, p_community
         using errcode = 'DL9A1',
@@ -1565,22 +1549,6 @@ declare
   v_removed bigint := 0;
   v_spent bigint := 0;
   v_ctids tid[];
-  v_key_columns text[];
-  v_key_types text[];
-  v_key_unique boolean;
-  v_after text[];
-  v_first text[];
-  v_final text[];
-  v_first_json jsonb;
-  v_final_json jsonb;
-  v_batch_from text[];
-  v_batch_to text[];
-  v_keyset boolean;
-  v_found boolean;
-  v_row text;
-  v_bound text;
-  v_order text;
-  v_key_text text;
   v_seqscan text := current_setting('enable_seqscan');
   v_bitmapscan text := current_setting('enable_bitmapscan');
 begin
@@ -1621,49 +1589,6 @@ begin
     v_statements := 0;
     v_full := false;
     v_completed := false;
-    -- The key a bounded batch continues by (scoped tables; none: lookups
-    -- start at the beginning of the community's range), where the last batch
-    -- stopped ('after'; null: start over) and the key range it removed
-    -- ('from' .. 'to').
-    v_key_columns := null;
-    v_key_types := null;
-    v_key_unique := null;
-    if p_budget is not null and not v_unit.nulls_column then
-      select k.key_columns, k.key_types, k.key_unique into v_key_columns, v_key_types, v_key_unique
-        from community_deletion._purge_keyset(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
-                                              v_unit.community_column) k;
-    end if;
-    v_after := case when v_key_columns is not null and jsonb_typeof(v_detail -> 'after') = 'array'
-                    then array(select jsonb_array_elements_text(v_detail -> 'after')) end;
-    v_batch_from := null;
-    v_batch_to := null;
-    if v_key_columns is not null then
-      v_row := format('(%I, %s)', v_unit.community_column,
-                      (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      v_bound := format('($1, %s)',
-                        (select string_agg(format('($2)[%s]::%s', o, t), ', ' order by o) from unnest(v_key_types) with ordinality u(t, o)));
-      v_order := format('%I, %s', v_unit.community_column,
-                        (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      v_key_text := format('array[%s]',
-                           (select string_agg(format('%I::text', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      -- The sweep: the index entries of the rows the unit's last batch
-      -- removed are walked once, now that their deletion has committed, so
-      -- PostgreSQL marks them dead (later walks of the range — the lookup
-      -- that completes the unit, the absence proof — skip them without a
-      -- heap visit). Continuing by key, no other lookup walks them.
-      if jsonb_typeof(v_detail -> 'from') = 'array' and jsonb_typeof(v_detail -> 'to') = 'array' then
-        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
-        -- (Ordered by the key and not inside EXISTS, which would drop the
-        -- ORDER BY and let the planner walk another index.)
-        execute format('select true from %1$I.%2$I where %3$I = $1 and %4$s >= %5$s and %4$s <= %6$s order by %7$s limit 1',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_row, v_bound,
-                       replace(v_bound, '($2)', '($3)'), v_order)
-          into v_found
-          using p_community, array(select jsonb_array_elements_text(v_detail -> 'from')),
-                array(select jsonb_array_elements_text(v_detail -> 'to'));
-        perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
-      end if;
-    end if;
     loop
       -- The allowance in cost: what is left of the budget, in this unit's rows.
       v_by_cost := case when p_budget is null then null
@@ -1671,7 +1596,9 @@ begin
                         else (p_budget - v_spent) / v_unit.weight end;
       -- The allowance in time: nothing once the time is spent, else a probe
       -- for a unit never measured, else what fits in the time left at the
-      -- unit's pace — at least a probe's worth, at most c_growth times the
+      -- unit's pace — at least a probe's worth (a statement's fixed cost,
+      -- such as a lookup that walks many dead index entries, must not shrink
+      -- the next statement towards a single row), at most c_growth times the
       -- unit's previous statement. A batch that has removed nothing yet
       -- always moves at least one row.
       v_by_time := null;
@@ -1679,7 +1606,8 @@ begin
         v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
         v_by_time := case when v_left <= 0 then 0
                           when v_rate is null or v_last is null then c_probe_rows
-                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows), c_growth * v_last) end;
+                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows),
+                                     c_growth * v_last) end;
         if v_by_time < 1 and v_spent = 0 then
           v_by_time := 1;
         end if;
@@ -1694,37 +1622,16 @@ begin
       -- predate the purge, so for a community holding most of a table it
       -- would read the heap from its start past every row earlier batches
       -- deleted (each batch slower than the last); nor a bitmap scan, which
-      -- reads the whole key range before the limit. With a key it starts
-      -- right after the last row removed (no walk over the entries of the
-      -- rows already gone, which would make every batch of a large table
-      -- slower than the last). Only this lookup runs so planned: the
-      -- statement that removes the rows (and the triggers and foreign key
-      -- checks it fires) runs with the caller's settings.
+      -- reads the whole key range before the limit. Only this lookup runs so
+      -- planned: the statement that removes the rows (and the triggers and
+      -- foreign key checks it fires) runs with the caller's settings.
       v_t0 := clock_timestamp();
-      v_keyset := v_key_columns is not null and v_after is not null;
       if p_budget is not null then
         perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
       end if;
-      if v_key_columns is null then
-        execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $3)',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-          into v_ctids using p_community, null::text[], v_allowed;
-        v_first := null;
-        v_final := null;
-      else
-        -- The first and last keys as JSON arrays (array_agg of arrays would
-        -- build a two-dimensional array).
-        execute format('select array_agg(s.ctid), jsonb_agg(s.k) -> 0, jsonb_agg(s.k) -> -1'
-                       ' from (select ctid, to_jsonb(%4$s) as k from %1$I.%2$I where %3$I = $1 %5$s order by %6$s limit $3) s',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_key_text,
-                       case when v_keyset then format('and %s %s %s', v_row, case when v_key_unique then '>' else '>=' end, v_bound)
-                            else '' end,
-                       v_order)
-          into v_ctids, v_first_json, v_final_json using p_community, v_after, v_allowed;
-        v_ctids := coalesce(v_ctids, '{}');
-        v_first := case when v_first_json is not null then array(select jsonb_array_elements_text(v_first_json)) end;
-        v_final := case when v_final_json is not null then array(select jsonb_array_elements_text(v_final_json)) end;
-      end if;
+      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        into v_ctids using p_community, v_allowed;
       perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
       if v_unit.nulls_column then
         execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
@@ -1744,27 +1651,16 @@ begin
         v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
         v_last := v_rows;
       end if;
-      if v_first is not null then
-        v_batch_from := coalesce(v_batch_from, v_first);
-        v_batch_to := v_final;
-        -- A key holding a NULL cannot be continued from (a row comparison
-        -- with NULL is never true): the next lookup starts over.
-        v_after := case when array_position(v_final, null) is null then v_final end;
-      end if;
-      if v_allowed is null or cardinality(v_ctids) < v_allowed then
-        -- Fewer rows than allowed: the table holds no more of the community,
-        -- or none after the key. A bounded batch marks the unit completed
-        -- only when a lookup from the start of the range found it empty
-        -- without having removed any of it in this batch: otherwise the next
-        -- batch sweeps the entries of the rows just removed and looks again
-        -- from the start (a lookup by key does not see rows whose key holds
-        -- a NULL), and that lookup completes the unit — so the absence proof
-        -- in finish_postgres_purge does not meet every table's last removed
-        -- rows at once.
-        v_completed := p_budget is null or (v_unit_rows = 0 and not v_keyset);
-        if not v_completed then
-          v_after := null;
-        end if;
+      if v_allowed is null or v_rows < v_allowed then
+        -- Fewer rows than allowed: the table holds no more of the community.
+        -- A bounded batch marks the unit completed only when its lookup
+        -- found it empty without having removed any of it in this batch:
+        -- otherwise the index entries of the rows just removed are walked
+        -- (and, their deletion committed, marked dead) by the next batch's
+        -- lookup, which completes the unit — not by the absence proof in
+        -- finish_postgres_purge, which would walk every table's last
+        -- removed rows at once.
+        v_completed := p_budget is null or v_unit_rows = 0;
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
@@ -1780,10 +1676,7 @@ begin
         jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_unit_rows,
                            'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1)
         || case when v_rate is null then '{}'::jsonb
-                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end
-        || case when v_completed or v_key_columns is null then '{}'::jsonb
-                else jsonb_build_object('after', to_jsonb(v_after),
-                                        'from', to_jsonb(v_batch_from), 'to', to_jsonb(v_batch_to)) end);
+                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end);
     end if;
     if v_full then
       return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
@@ -1796,36 +1689,6 @@ $_$;
 
 
 ALTER FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) OWNER TO community_deletion_owner;
-
---
--- Name: _purge_keyset(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
---
-
-CREATE FUNCTION community_deletion._purge_keyset(p_rel regclass, p_column text) RETURNS TABLE(key_columns text[], key_types text[], key_unique boolean)
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  select array_agg(a.attname::text order by k.ord), array_agg(format_type(a.atttypid, a.atttypmod) order by k.ord), i.indisunique
-    from pg_index i
-    join pg_class ic on ic.oid = i.indexrelid
-    join pg_am am on am.oid = ic.relam and am.amname = 'btree'
-    join pg_attribute lead on lead.attrelid = i.indrelid and lead.attnum = i.indkey[0] and lead.attname = p_column
-    cross join lateral generate_series(1, i.indnkeyatts - 1) k(ord)
-    join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[k.ord]
-   where i.indrelid = p_rel and i.indisvalid and i.indisready and i.indpred is null and i.indexprs is null
-     and i.indnkeyatts > 1
-     and not exists (select 1 from generate_series(0, i.indnkeyatts - 1) j(ord)
-                      where i.indkey[j.ord] = 0 or i.indoption[j.ord] <> 0
-                         or i.indcollation[j.ord] is distinct from
-                            (select case when x.attcollation = 0 then 0::oid else x.attcollation end
-                               from pg_attribute x where x.attrelid = i.indrelid and x.attnum = i.indkey[j.ord]))
-   group by i.indexrelid, i.indisunique, i.indnkeyatts
-   order by i.indisunique desc, i.indnkeyatts, i.indexrelid
-   limit 1
-$$;
-
-
-ALTER FUNCTION community_deletion._purge_keyset(p_rel regclass, p_column text) OWNER TO community_deletion_owner;
 
 --
 -- Name: _purge_totals(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -9947,13 +9810,6 @@ REVOKE ALL ON FUNCTION community_deletion._provenance_guard_problems(p_table reg
 --
 
 REVOKE ALL ON FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) FROM PUBLIC;
-
-
---
--- Name: FUNCTION _purge_keyset(p_rel regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
---
-
-REVOKE ALL ON FUNCTION community_deletion._purge_keyset(p_rel regclass, p_column text) FROM PUBLIC;
 
 
 --

@@ -41,7 +41,6 @@
 --!include functions/_prove_postgres_absence.sql
 --!include functions/_provenance_guard_problems.sql
 --!include functions/_purge_batch.sql
---!include functions/_purge_keyset.sql
 --!include functions/_purge_totals.sql
 --!include functions/_reattach_early_fences.sql
 --!include functions/_refuse_write_early_plpgsql.sql

@@ -25,7 +25,6 @@ declare
   v_table record;
   v_remains boolean;
   v_checked integer := 0;
-  v_key text[];
 begin
   if not exists (select 1 from public.communities c
                  where c.id = p_community and c.deletion_state = 'tombstone'
@@ -36,29 +35,14 @@ begin
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
   for v_table in
-    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column,
-           t.kind
+    select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
       from community_deletion.registered_tables t
      where t.kind in ('scoped', 'provenance')
      order by 1
   loop
-    -- A scoped table with a purge key is probed through the same index the
-    -- batches continued by and swept (ordered by its key), whose entries for
-    -- the removed rows are already marked dead; another index's would each
-    -- cost a heap visit.
-    select k.key_columns into v_key
-      from community_deletion._purge_keyset(to_regclass(format('%I.%I', v_table.schema_name, v_table.table_name)),
-                                            v_table.community_column) k
-     where v_table.kind = 'scoped';
-    -- (Not inside EXISTS, which would drop the ORDER BY.)
-    execute case when v_key is null
-                 then format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
-                             v_table.community_column)
-                 else format('select true from %I.%I where %I = $1 order by %I, %s limit 1', v_table.schema_name, v_table.table_name,
-                             v_table.community_column, v_table.community_column,
-                             (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key) with ordinality u(c, o))) end
+    execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
+                   v_table.community_column)
       into v_remains using p_community;
-    v_remains := coalesce(v_remains, false);
     if v_remains then
       raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.label, p_community
         using errcode = 'DL9A1',

@@ -23,25 +23,21 @@
 --     the first statement of a unit is a probe of at most 100 rows, and every
 --     later statement — in this batch, or the unit's first in the next one —
 --     takes what fits in the batch's remaining time at the unit's last
---     measured microseconds per row, growing at most fourfold over the
---     unit's previous statement. When the time is spent the batch ends (the
+--     measured microseconds per row (at least 100 rows while time is left),
+--     growing at most fourfold over the unit's previous statement. When the time is spent the batch ends (the
 --     first statement of a batch always moves at least one row, so every
 --     batch makes progress). The measured rate is kept in the checkpoint
 --     (detail us_per_row, last_rows), so a new batch starts at the pace of
 --     the last one. Batch boundaries depend on measured time; what is
 --     removed, in which order and with which totals does not.
 -- A unit whose checkpoint is completed is skipped. Otherwise its rows are
--- found through the index leading with the community column — in a bounded
--- batch of a scoped table with a purge key (_purge_keyset), in key order from
--- right after the last key the previous batch removed, that batch's key
--- range being swept first (detail after, from, to) — and removed by ctid,
--- and its checkpoint is upserted in the batch's transaction with the
+-- found through the index leading with the community column and removed by
+-- ctid, and its checkpoint is upserted in the batch's transaction with the
 -- running total (detail rows and batches; attempts counts the batches):
 -- 'started' while rows may remain, 'completed' once a lookup found fewer
 -- rows than allowed — the table holds no more, because the community is
--- fenced and nothing writes it. In a bounded batch that lookup must also
--- start at the beginning of the range (not by key) and be the unit's first
--- removal-free one in the batch: a unit emptied by a batch
+-- fenced and nothing writes it. In a bounded batch that lookup must also be
+-- the unit's first removal-free one in the batch: a unit emptied by a batch
 -- is completed by the next (its lookup walks the index entries of the rows
 -- the last batch removed, so the absence proof does not walk them all at
 -- once), and the batch that finds every unit completed reports done. Small
@@ -84,22 +80,6 @@ declare
   v_removed bigint := 0;
   v_spent bigint := 0;
   v_ctids tid[];
-  v_key_columns text[];
-  v_key_types text[];
-  v_key_unique boolean;
-  v_after text[];
-  v_first text[];
-  v_final text[];
-  v_first_json jsonb;
-  v_final_json jsonb;
-  v_batch_from text[];
-  v_batch_to text[];
-  v_keyset boolean;
-  v_found boolean;
-  v_row text;
-  v_bound text;
-  v_order text;
-  v_key_text text;
   v_seqscan text := current_setting('enable_seqscan');
   v_bitmapscan text := current_setting('enable_bitmapscan');
 begin
@@ -140,49 +120,6 @@ begin
     v_statements := 0;
     v_full := false;
     v_completed := false;
-    -- The key a bounded batch continues by (scoped tables; none: lookups
-    -- start at the beginning of the community's range), where the last batch
-    -- stopped ('after'; null: start over) and the key range it removed
-    -- ('from' .. 'to').
-    v_key_columns := null;
-    v_key_types := null;
-    v_key_unique := null;
-    if p_budget is not null and not v_unit.nulls_column then
-      select k.key_columns, k.key_types, k.key_unique into v_key_columns, v_key_types, v_key_unique
-        from community_deletion._purge_keyset(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
-                                              v_unit.community_column) k;
-    end if;
-    v_after := case when v_key_columns is not null and jsonb_typeof(v_detail -> 'after') = 'array'
-                    then array(select jsonb_array_elements_text(v_detail -> 'after')) end;
-    v_batch_from := null;
-    v_batch_to := null;
-    if v_key_columns is not null then
-      v_row := format('(%I, %s)', v_unit.community_column,
-                      (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      v_bound := format('($1, %s)',
-                        (select string_agg(format('($2)[%s]::%s', o, t), ', ' order by o) from unnest(v_key_types) with ordinality u(t, o)));
-      v_order := format('%I, %s', v_unit.community_column,
-                        (select string_agg(format('%I', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      v_key_text := format('array[%s]',
-                           (select string_agg(format('%I::text', c), ', ' order by o) from unnest(v_key_columns) with ordinality u(c, o)));
-      -- The sweep: the index entries of the rows the unit's last batch
-      -- removed are walked once, now that their deletion has committed, so
-      -- PostgreSQL marks them dead (later walks of the range — the lookup
-      -- that completes the unit, the absence proof — skip them without a
-      -- heap visit). Continuing by key, no other lookup walks them.
-      if jsonb_typeof(v_detail -> 'from') = 'array' and jsonb_typeof(v_detail -> 'to') = 'array' then
-        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
-        -- (Ordered by the key and not inside EXISTS, which would drop the
-        -- ORDER BY and let the planner walk another index.)
-        execute format('select true from %1$I.%2$I where %3$I = $1 and %4$s >= %5$s and %4$s <= %6$s order by %7$s limit 1',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_row, v_bound,
-                       replace(v_bound, '($2)', '($3)'), v_order)
-          into v_found
-          using p_community, array(select jsonb_array_elements_text(v_detail -> 'from')),
-                array(select jsonb_array_elements_text(v_detail -> 'to'));
-        perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
-      end if;
-    end if;
     loop
       -- The allowance in cost: what is left of the budget, in this unit's rows.
       v_by_cost := case when p_budget is null then null
@@ -190,7 +127,9 @@ begin
                         else (p_budget - v_spent) / v_unit.weight end;
       -- The allowance in time: nothing once the time is spent, else a probe
       -- for a unit never measured, else what fits in the time left at the
-      -- unit's pace — at least a probe's worth, at most c_growth times the
+      -- unit's pace — at least a probe's worth (a statement's fixed cost,
+      -- such as a lookup that walks many dead index entries, must not shrink
+      -- the next statement towards a single row), at most c_growth times the
       -- unit's previous statement. A batch that has removed nothing yet
       -- always moves at least one row.
       v_by_time := null;
@@ -198,7 +137,8 @@ begin
         v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
         v_by_time := case when v_left <= 0 then 0
                           when v_rate is null or v_last is null then c_probe_rows
-                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows), c_growth * v_last) end;
+                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows),
+                                     c_growth * v_last) end;
         if v_by_time < 1 and v_spent = 0 then
           v_by_time := 1;
         end if;
@@ -213,37 +153,16 @@ begin
       -- predate the purge, so for a community holding most of a table it
       -- would read the heap from its start past every row earlier batches
       -- deleted (each batch slower than the last); nor a bitmap scan, which
-      -- reads the whole key range before the limit. With a key it starts
-      -- right after the last row removed (no walk over the entries of the
-      -- rows already gone, which would make every batch of a large table
-      -- slower than the last). Only this lookup runs so planned: the
-      -- statement that removes the rows (and the triggers and foreign key
-      -- checks it fires) runs with the caller's settings.
+      -- reads the whole key range before the limit. Only this lookup runs so
+      -- planned: the statement that removes the rows (and the triggers and
+      -- foreign key checks it fires) runs with the caller's settings.
       v_t0 := clock_timestamp();
-      v_keyset := v_key_columns is not null and v_after is not null;
       if p_budget is not null then
         perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
       end if;
-      if v_key_columns is null then
-        execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $3)',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-          into v_ctids using p_community, null::text[], v_allowed;
-        v_first := null;
-        v_final := null;
-      else
-        -- The first and last keys as JSON arrays (array_agg of arrays would
-        -- build a two-dimensional array).
-        execute format('select array_agg(s.ctid), jsonb_agg(s.k) -> 0, jsonb_agg(s.k) -> -1'
-                       ' from (select ctid, to_jsonb(%4$s) as k from %1$I.%2$I where %3$I = $1 %5$s order by %6$s limit $3) s',
-                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_key_text,
-                       case when v_keyset then format('and %s %s %s', v_row, case when v_key_unique then '>' else '>=' end, v_bound)
-                            else '' end,
-                       v_order)
-          into v_ctids, v_first_json, v_final_json using p_community, v_after, v_allowed;
-        v_ctids := coalesce(v_ctids, '{}');
-        v_first := case when v_first_json is not null then array(select jsonb_array_elements_text(v_first_json)) end;
-        v_final := case when v_final_json is not null then array(select jsonb_array_elements_text(v_final_json)) end;
-      end if;
+      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        into v_ctids using p_community, v_allowed;
       perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
       if v_unit.nulls_column then
         execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
@@ -263,27 +182,16 @@ begin
         v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
         v_last := v_rows;
       end if;
-      if v_first is not null then
-        v_batch_from := coalesce(v_batch_from, v_first);
-        v_batch_to := v_final;
-        -- A key holding a NULL cannot be continued from (a row comparison
-        -- with NULL is never true): the next lookup starts over.
-        v_after := case when array_position(v_final, null) is null then v_final end;
-      end if;
-      if v_allowed is null or cardinality(v_ctids) < v_allowed then
-        -- Fewer rows than allowed: the table holds no more of the community,
-        -- or none after the key. A bounded batch marks the unit completed
-        -- only when a lookup from the start of the range found it empty
-        -- without having removed any of it in this batch: otherwise the next
-        -- batch sweeps the entries of the rows just removed and looks again
-        -- from the start (a lookup by key does not see rows whose key holds
-        -- a NULL), and that lookup completes the unit — so the absence proof
-        -- in finish_postgres_purge does not meet every table's last removed
-        -- rows at once.
-        v_completed := p_budget is null or (v_unit_rows = 0 and not v_keyset);
-        if not v_completed then
-          v_after := null;
-        end if;
+      if v_allowed is null or v_rows < v_allowed then
+        -- Fewer rows than allowed: the table holds no more of the community.
+        -- A bounded batch marks the unit completed only when its lookup
+        -- found it empty without having removed any of it in this batch:
+        -- otherwise the index entries of the rows just removed are walked
+        -- (and, their deletion committed, marked dead) by the next batch's
+        -- lookup, which completes the unit — not by the absence proof in
+        -- finish_postgres_purge, which would walk every table's last
+        -- removed rows at once.
+        v_completed := p_budget is null or v_unit_rows = 0;
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
@@ -299,10 +207,7 @@ begin
         jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_unit_rows,
                            'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1)
         || case when v_rate is null then '{}'::jsonb
-                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end
-        || case when v_completed or v_key_columns is null then '{}'::jsonb
-                else jsonb_build_object('after', to_jsonb(v_after),
-                                        'from', to_jsonb(v_batch_from), 'to', to_jsonb(v_batch_to)) end);
+                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end);
     end if;
     if v_full then
       return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);

@@ -1,0 +1,247 @@
+--! Previous: sha1:76f3bf8726d90d170e0088ba01708d26e83ebd77
+--! Hash: sha1:8aa5d6dd87edb5f2079ccc770af59d1fa815a2d0
+--! Message: A purge statement sized by time moves at least 100 rows while its batch has time left
+
+-- A purge statement sized by time moves at least 100 rows while its batch
+-- has time left (issue 15). At 20 M rows (bench --scale 20) a statement's
+-- fixed cost — its lookup walking the dead index entries of every row the
+-- table had lost — was measured on a small statement as a huge per-row pace,
+-- which shrank the next statement, which raised the measured pace again: one
+-- table was down to one row per batch.
+--! Included functions/_purge_batch.sql
+-- The PostgreSQL purge's unit of work, shared by purge_postgres_batch (one
+-- bounded batch per transaction) and purge_postgres (everything in one
+-- transaction): removes rows of community p_community within a budget (no
+-- limit when p_budget is null), continuing where the request's checkpoints
+-- say the purge stands. Work units, in this order:
+--   * every provenance table, by label: its community column set to NULL,
+--     rows kept ('clear_provenance:<label>');
+--   * every scoped table in registry purge order, children before parents
+--     ('purge:<label>'); read-state rows need the caller's transaction-local
+--     community_deletion.read_state_hard_delete opt-in.
+-- A batch is bounded twice:
+--   * in cost (p_budget, settings.purge_batch_rows), a hard cap: a row of a
+--     unit costs its weight — 1 for a provenance row (nulling its community
+--     column fires no foreign key check) and 1 + the number of foreign keys
+--     referencing the table for a scoped row (deleting a parent row runs one
+--     check, or ON DELETE action, per referencing foreign key), counted from
+--     pg_constraint at batch time; a unit's allowance is the remaining budget
+--     / its weight (at least one row when the batch has spent nothing yet);
+--   * in time (p_target, settings.purge_batch_target; null: cost only): the
+--     rows' work aims at p_target. The cost of a row is not knowable from the
+--     catalog alone (how many child rows a foreign key check walks, whether
+--     they are in shared buffers, triggers, TOAST), so each unit measures it:
+--     the first statement of a unit is a probe of at most 100 rows, and every
+--     later statement — in this batch, or the unit's first in the next one —
+--     takes what fits in the batch's remaining time at the unit's last
+--     measured microseconds per row (at least 100 rows while time is left),
+--     growing at most fourfold over the unit's previous statement. When the time is spent the batch ends (the
+--     first statement of a batch always moves at least one row, so every
+--     batch makes progress). The measured rate is kept in the checkpoint
+--     (detail us_per_row, last_rows), so a new batch starts at the pace of
+--     the last one. Batch boundaries depend on measured time; what is
+--     removed, in which order and with which totals does not.
+-- A unit whose checkpoint is completed is skipped. Otherwise its rows are
+-- found through the index leading with the community column and removed by
+-- ctid, and its checkpoint is upserted in the batch's transaction with the
+-- running total (detail rows and batches; attempts counts the batches):
+-- 'started' while rows may remain, 'completed' once a lookup found fewer
+-- rows than allowed — the table holds no more, because the community is
+-- fenced and nothing writes it. In a bounded batch that lookup must also be
+-- the unit's first removal-free one in the batch: a unit emptied by a batch
+-- is completed by the next (its lookup walks the index entries of the rows
+-- the last batch removed, so the absence proof does not walk them all at
+-- once), and the batch that finds every unit completed reports done. Small
+-- tables share a batch; a large one spans many. A batch that does not commit leaves rows and checkpoints
+-- exactly as they were, so the totals always equal what is gone.
+-- The caller holds the shared schema-destruction lock, re-validated the
+-- catalog, holds the community lock exclusively and verified lease and fence
+-- generation. Returns {"rows": removed or nulled in this call, "cost": their
+-- weighted cost, "done": true once every unit is completed}.
+create or replace function community_deletion._purge_batch(
+  p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint,
+  p_target interval default null)
+  returns jsonb
+  language plpgsql
+  volatile
+  set search_path = pg_catalog, pg_temp
+as $$
+declare
+  c_probe_rows constant bigint := 100;
+  c_growth constant bigint := 4;
+  v_started timestamptz := clock_timestamp();
+  -- The time target in microseconds; only a bounded batch has one.
+  v_target_us numeric := case when p_budget is not null then extract(epoch from p_target) * 1000000 end;
+  v_unit record;
+  v_status text;
+  v_detail jsonb;
+  v_by_cost bigint;
+  v_by_time bigint;
+  v_allowed bigint;
+  v_rows bigint;
+  v_unit_rows bigint;
+  v_statements integer;
+  v_full boolean;
+  v_completed boolean;
+  v_done boolean := true;
+  v_rate numeric;
+  v_last bigint;
+  v_left numeric;
+  v_t0 timestamptz;
+  v_removed bigint := 0;
+  v_spent bigint := 0;
+  v_ctids tid[];
+  v_seqscan text := current_setting('enable_seqscan');
+  v_bitmapscan text := current_setting('enable_bitmapscan');
+begin
+  if p_budget is not null and p_budget < 1 then
+    raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
+  end if;
+  if v_target_us is not null and v_target_us <= 0 then
+    raise exception 'purge batch target must be positive, got %', p_target using errcode = 'DL1I1';
+  end if;
+  for v_unit in
+    select u.unit_key, u.schema_name, u.table_name, u.community_column, u.nulls_column, u.weight
+      from (select 1 as phase, 0 as purge_order, l.label, 'clear_provenance:' || l.label as unit_key,
+                   t.schema_name, t.table_name, t.community_column, true as nulls_column, 1::bigint as weight
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+             where t.kind = 'provenance'
+            union all
+            select 2, t.purge_order, l.label, 'purge:' || l.label,
+                   t.schema_name, t.table_name, t.community_column, false, 1 + coalesce(fk.n, 0)
+              from community_deletion.registered_tables t
+              cross join lateral (select community_deletion._table_label(t.schema_name, t.table_name) as label) l
+              left join (select c.confrelid, count(*) as n
+                           from pg_catalog.pg_constraint c
+                          where c.contype = 'f' and c.conparentid = 0
+                          group by c.confrelid) fk
+                on fk.confrelid = to_regclass(format('%I.%I', t.schema_name, t.table_name))
+             where t.kind = 'scoped') u
+     order by u.phase, u.purge_order, u.label collate "C"
+  loop
+    select cp.status, cp.detail into v_status, v_detail
+      from community_deletion.checkpoints cp
+     where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
+    continue when v_status = 'completed';
+    -- The unit's pace as the last batch measured it (null: never measured).
+    v_rate := (v_detail ->> 'us_per_row')::numeric;
+    v_last := (v_detail ->> 'last_rows')::bigint;
+    v_unit_rows := 0;
+    v_statements := 0;
+    v_full := false;
+    v_completed := false;
+    loop
+      -- The allowance in cost: what is left of the budget, in this unit's rows.
+      v_by_cost := case when p_budget is null then null
+                        when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
+                        else (p_budget - v_spent) / v_unit.weight end;
+      -- The allowance in time: nothing once the time is spent, else a probe
+      -- for a unit never measured, else what fits in the time left at the
+      -- unit's pace — at least a probe's worth (a statement's fixed cost,
+      -- such as a lookup that walks many dead index entries, must not shrink
+      -- the next statement towards a single row), at most c_growth times the
+      -- unit's previous statement. A batch that has removed nothing yet
+      -- always moves at least one row.
+      v_by_time := null;
+      if v_target_us is not null then
+        v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
+        v_by_time := case when v_left <= 0 then 0
+                          when v_rate is null or v_last is null then c_probe_rows
+                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows),
+                                     c_growth * v_last) end;
+        if v_by_time < 1 and v_spent = 0 then
+          v_by_time := 1;
+        end if;
+      end if;
+      v_allowed := least(v_by_cost, v_by_time);
+      if v_allowed = 0 then
+        v_full := true;
+        exit;
+      end if;
+      -- A bounded batch finds its rows through the index leading with the
+      -- community column, never a sequential scan: the planner's statistics
+      -- predate the purge, so for a community holding most of a table it
+      -- would read the heap from its start past every row earlier batches
+      -- deleted (each batch slower than the last); nor a bitmap scan, which
+      -- reads the whole key range before the limit. Only this lookup runs so
+      -- planned: the statement that removes the rows (and the triggers and
+      -- foreign key checks it fires) runs with the caller's settings.
+      v_t0 := clock_timestamp();
+      if p_budget is not null then
+        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+      end if;
+      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+        into v_ctids using p_community, v_allowed;
+      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
+      if v_unit.nulls_column then
+        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          using p_community, v_ctids;
+      else
+        execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          using p_community, v_ctids;
+      end if;
+      get diagnostics v_rows = row_count;
+      v_statements := v_statements + 1;
+      v_unit_rows := v_unit_rows + v_rows;
+      v_removed := v_removed + v_rows;
+      v_spent := v_spent + v_rows * v_unit.weight;
+      if v_rows > 0 then
+        v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
+        v_last := v_rows;
+      end if;
+      if v_allowed is null or v_rows < v_allowed then
+        -- Fewer rows than allowed: the table holds no more of the community.
+        -- A bounded batch marks the unit completed only when its lookup
+        -- found it empty without having removed any of it in this batch:
+        -- otherwise the index entries of the rows just removed are walked
+        -- (and, their deletion committed, marked dead) by the next batch's
+        -- lookup, which completes the unit — not by the absence proof in
+        -- finish_postgres_purge, which would walk every table's last
+        -- removed rows at once.
+        v_completed := p_budget is null or v_unit_rows = 0;
+        exit;
+      end if;
+      if v_by_cost is not null and v_rows >= v_by_cost then
+        -- The budget is spent and this table may hold more: the next batch goes on here.
+        v_full := true;
+        exit;
+      end if;
+      -- Sized by time: the unit goes on while the batch has time left.
+    end loop;
+    if v_statements > 0 then
+      perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
+        case when v_completed then 'completed' else 'started' end, p_generation,
+        jsonb_build_object('rows', coalesce((v_detail ->> 'rows')::bigint, 0) + v_unit_rows,
+                           'batches', coalesce((v_detail ->> 'batches')::bigint, 0) + 1)
+        || case when v_rate is null then '{}'::jsonb
+                else jsonb_build_object('us_per_row', v_rate, 'last_rows', v_last) end);
+    end if;
+    if v_full then
+      return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', false);
+    end if;
+    v_done := v_done and v_completed;
+  end loop;
+  return jsonb_build_object('rows', v_removed, 'cost', v_spent, 'done', v_done);
+end;
+$$;
+--! EndIncluded functions/_purge_batch.sql
+--! Included functions/schema_version.sql
+-- The engine schema's version: the number of the last migration that changed
+-- engine objects. A driver built for another version refuses to run against
+-- this database (src/engine.ts, SCHEMA_VERSION); `deletions migrate` and
+-- `deletions inspect` report it. Every migration that changes engine objects
+-- replaces this function with its own number.
+create or replace function community_deletion.schema_version()
+  returns integer
+  language sql
+  immutable
+  parallel safe
+  set search_path = pg_catalog, pg_temp
+as $$
+  select 20
+$$;
+--! EndIncluded functions/schema_version.sql
