@@ -40,6 +40,18 @@ begin
     (select sum(row_count) from tests.scoped_row_counts(v.community_id))::bigint;
 end;
 $$;
+-- Every batch until one is done (at most 5,000), numbered.
+create function pg_temp.batches(p_request uuid, p_community uuid, p_generation bigint, p_budget bigint, p_target interval)
+  returns table (n int, result jsonb) language plpgsql as $$
+begin
+  for i in 1..5000 loop
+    n := i;
+    result := pg_temp.batch(p_request, p_community, p_generation, p_budget, p_target);
+    return next;
+    exit when (result ->> 'done')::boolean;
+  end loop;
+end;
+$$;
 create function pg_temp.unit(p_request uuid, p_unit text) returns community_deletion.checkpoints
   language sql as $$
   select * from community_deletion.checkpoints where request_id = p_request and stage = 'bindings_removed' and unit_key = p_unit
@@ -89,20 +101,8 @@ select request_id as b_request, community_id as b_community, generation as b_gen
   from pg_temp.pace_request('pace-b.example') \gset
 select (select count(*) from public.product_feedback where community_id = :'b_community')
      + (select count(*) from public.rate_limit_violations where community_id = :'b_community') as b_provenance \gset
-select set_config('tests.b_request', :'b_request', true), set_config('tests.b_community', :'b_community', true),
-       set_config('tests.b_generation', :'b_generation', true) \g /dev/null
-create temp table b_batches (n int, result jsonb);
-do $$
-declare
-  v_result jsonb;
-begin
-  for i in 1..5000 loop
-    v_result := pg_temp.batch(current_setting('tests.b_request')::uuid, current_setting('tests.b_community')::uuid,
-      current_setting('tests.b_generation')::bigint, 1000000, interval '1 microsecond');
-    insert into b_batches values (i, v_result);
-    exit when (v_result ->> 'done')::boolean;
-  end loop;
-end $$;
+create temp table b_batches as
+  select * from pg_temp.batches(:'b_request', :'b_community', :b_generation, 1000000, interval '1 microsecond');
 select is((select count(*)::int from b_batches where not (result ->> 'done')::boolean and (result ->> 'rows')::int <> 1), 0,
   'with the time spent at once every batch but the last moved exactly one row');
 select is((select sum((result ->> 'rows')::bigint)::bigint from b_batches), (:b_rows + :b_provenance)::bigint,
@@ -147,20 +147,8 @@ select is((select (detail ->> 'last_rows')::bigint from pg_temp.unit(:'e_request
 -- 150, no batch costs more than 150 (or one row of a table heavier than it).
 select request_id as d_request, community_id as d_community, generation as d_generation, rows_total as d_rows
   from pg_temp.pace_request('pace-d.example') \gset
-select set_config('tests.d_request', :'d_request', true), set_config('tests.d_community', :'d_community', true),
-       set_config('tests.d_generation', :'d_generation', true) \g /dev/null
-create temp table d_batches (n int, result jsonb);
-do $$
-declare
-  v_result jsonb;
-begin
-  for i in 1..5000 loop
-    v_result := pg_temp.batch(current_setting('tests.d_request')::uuid, current_setting('tests.d_community')::uuid,
-      current_setting('tests.d_generation')::bigint, 150, interval '1 hour');
-    insert into d_batches values (i, v_result);
-    exit when (v_result ->> 'done')::boolean;
-  end loop;
-end $$;
+create temp table d_batches as
+  select * from pg_temp.batches(:'d_request', :'d_community', :d_generation, 150, interval '1 hour');
 select ok((select bool_and((result ->> 'cost')::int <= greatest(150,
              (select max(1 + (select count(*) from pg_constraint c
                                where c.contype = 'f' and c.confrelid = format('%I.%I', t.schema_name, t.table_name)::regclass))
