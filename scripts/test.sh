@@ -135,9 +135,20 @@ run_ts() {
     fi
     cp "$out" "${TMPDIR:-/tmp}/community-deletion-tap.log" && log "(the whole tap output: ${TMPDIR:-/tmp}/community-deletion-tap.log)"
   fi
+  drop_orphan_test_databases
   log "tap: $p passed, $f failed (exit $rc)"
   passed=$((passed + p)); failed=$((failed + f))
   rm -f "$out"
+}
+
+# Test databases (test/helpers/db.ts: cd_t_<pid>_…) whose process is gone: a
+# test file killed mid-run (timeout, SIGKILL) could not drop its own.
+drop_orphan_test_databases() {
+  local name pid
+  psql_admin -Atc "select datname from pg_database where datname ~ '^cd_t_[0-9]+_'" 2>/dev/null | while read -r name; do
+    pid="${name#cd_t_}"; pid="${pid%%_*}"
+    kill -0 "$pid" 2>/dev/null || drop_db "$name"
+  done
 }
 
 run_sources() {

@@ -11,7 +11,7 @@ import { SCHEMA_VERSION } from '../../src/engine.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
 import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, submitAndApprove } from '../helpers/e2e.js';
-import { databaseAtLevel, seedCommunityRows } from '../helpers/upgrade.js';
+import { databaseAtLevel, dropLevelTemplates, seedCommunityRows } from '../helpers/upgrade.js';
 
 /** The last migration level before community_deletion.schema_version() existed. */
 const LAST_UNVERSIONED_LEVEL = 9;
@@ -41,6 +41,8 @@ async function assertRefusedRun(t: Test, db: TestDatabase, id: string, message: 
     t.match(r.json, { error: message });
   }
 }
+
+t.teardown(dropLevelTemplates);
 
 t.test('a database from before schema versions: run `deletions migrate`', async (t) => {
   const db = await databaseAtLevel(LAST_UNVERSIONED_LEVEL);

@@ -29,13 +29,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database: a clone of the migrated template, or empty with `empty: true`. */
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+/**
+ * A fresh database: a clone of the migrated template, empty with `empty: true`,
+ * or a clone of another database (one without connections) with `template`.
+ */
+export async function createTestDatabase(options: { empty?: boolean; template?: string } = {}): Promise<TestDatabase> {
   const name = `cd_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = adminSql();
   try {
     if (options.empty) await admin.unsafe(`create database "${name}"`);
-    else await admin.unsafe(`create database "${name}" template "${templateName()}"`);
+    else await admin.unsafe(`create database "${name}" template "${(options.template ?? templateName()).replaceAll('"', '""')}"`);
   } finally {
     await admin.end();
   }

@@ -74,22 +74,66 @@ async function expectedApplied(files: readonly string[]): Promise<{ filename: st
 }
 
 /**
- * A new empty database with exactly the committed migrations 000001..n
- * applied, by graphile-migrate, from a temporary migrations folder holding
- * copies of those n files. Everything else in the project's .gmrc is kept
- * (only the folder changes), and `fixtures` links to db/ as in the real
- * folder, so an `--!include` would resolve the same way. Checks that
- * graphile-migrate recorded exactly those n files with their hashes.
+ * A new database with exactly the committed migrations 000001..n applied, by
+ * graphile-migrate: a clone of this process's level-n template (below).
  */
 export async function databaseAtLevel(n: number): Promise<TestDatabase> {
   const files = await committedMigrations();
   if (!Number.isInteger(n) || n < 1 || n > files.length) throw new Error(`no migration level ${n}: the committed levels are 1..${files.length}`);
+  return createTestDatabase({ template: await levelTemplate(n, files) });
+}
+
+/**
+ * The level templates this process built (level -> database name). A test
+ * file that calls databaseAtLevel drops them in its teardown
+ * (dropLevelTemplates); scripts/test.sh drops any a killed process left.
+ */
+const levelTemplates = new Map<number, Promise<string>>();
+
+function levelTemplate(n: number, files: readonly string[]): Promise<string> {
+  let template = levelTemplates.get(n);
+  if (!template) {
+    template = buildLevelTemplate(n, files);
+    levelTemplates.set(n, template);
+    template.catch(() => levelTemplates.delete(n));
+  }
+  return template;
+}
+
+/** Drops every level template this process built. */
+export async function dropLevelTemplates(): Promise<void> {
+  const names = await Promise.allSettled([...levelTemplates.values()]);
+  levelTemplates.clear();
+  const admin = adminSql();
+  try {
+    for (const name of names) {
+      if (name.status === 'fulfilled') await admin.unsafe(`drop database if exists "${name.value}" with (force)`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Builds the level-n template the way a deployment reaches level n: by
+ * graphile-migrate, from a temporary migrations folder holding byte-for-byte
+ * copies of the committed files 000001..n (it checks their hash chain).
+ * Everything else in the project's .gmrc is kept (only the folder changes),
+ * and `fixtures` links to db/ as in the real folder, so an `--!include` would
+ * resolve the same way. It starts from a clone of the highest level template
+ * below n already built (a deployment at that level upgrading to n) or from
+ * an empty database, and checks that graphile-migrate recorded exactly those
+ * n files with their hashes.
+ */
+async function buildLevelTemplate(n: number, files: readonly string[]): Promise<string> {
   const gmrc = await readFile(path.join(root, '.gmrc'), 'utf8');
   const folderSetting = /("migrationsFolder"\s*:\s*)"\.\/db\/migrations"/g;
   if ((gmrc.match(folderSetting) ?? []).length !== 1) throw new Error('.gmrc does not set "migrationsFolder": "./db/migrations" exactly once');
 
+  const below = [...levelTemplates.keys()].filter((level) => level < n).sort((a, b) => b - a)[0];
+  const from = below === undefined ? undefined : await levelTemplates.get(below);
   const work = await mkdtemp(path.join(os.tmpdir(), `cd-level-${n}-`));
-  const db = await createTestDatabase({ empty: true });
+  const db = from === undefined ? await createTestDatabase({ empty: true }) : await createTestDatabase({ template: from });
   try {
     await mkdir(path.join(work, 'migrations', 'committed'), { recursive: true });
     await symlink(path.join(root, 'db'), path.join(work, 'migrations', 'fixtures'));
@@ -99,7 +143,8 @@ export async function databaseAtLevel(n: number): Promise<TestDatabase> {
     const applied = JSON.stringify(await appliedMigrations(db));
     const expected = JSON.stringify(await expectedApplied(files.slice(0, n)));
     if (applied !== expected) throw new Error(`expected the migrations ${expected} applied, found ${applied}`);
-    return db;
+    await db.sql.end({ timeout: 5 }); // a template must have no connections
+    return db.name;
   } catch (error) {
     await db.drop();
     throw error;

@@ -20,7 +20,7 @@ import {
 } from '../helpers/e2e.js';
 import {
   appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, communityRowsDigest, databaseAtLatest,
-  databaseAtLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf, tableRows, onOldColumns, upgradeToLatest,
+  databaseAtLevel, dropLevelTemplates, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf, tableRows, onOldColumns, upgradeToLatest,
 } from '../helpers/upgrade.js';
 
 const CHUNK_SIZE = 2;
@@ -43,6 +43,7 @@ const MOVED_TABLES: readonly (readonly [string, string])[] = [
 
 const db = await databaseAtLevel(6);
 t.teardown(() => db.drop());
+t.teardown(dropLevelTemplates);
 const sql = db.sql;
 const bucket = await createTestBucket(t);
 const redis = redisClient();

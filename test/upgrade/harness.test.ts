@@ -5,10 +5,11 @@ import t from 'tap';
 import type { TestDatabase } from '../helpers/db.js';
 import { createTestDatabase } from '../helpers/db.js';
 import {
-  catalogSnapshot, databaseAtLevel, latestLevel, migrateCommitted, snapshotDifference, sqlHasContent,
+  catalogSnapshot, databaseAtLevel, dropLevelTemplates, latestLevel, migrateCommitted, snapshotDifference, sqlHasContent,
 } from '../helpers/upgrade.js';
 
 const latest = await latestLevel();
+t.teardown(dropLevelTemplates);
 
 async function withDatabase<T>(db: TestDatabase, use: (db: TestDatabase) => Promise<T>): Promise<T> {
   try {

@@ -31,7 +31,7 @@ import {
   RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, type Fingerprint,
 } from '../helpers/e2e.js';
 import {
-  appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, connectAs, databaseAtLatest, databaseAtLevel,
+  appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, connectAs, databaseAtLatest, databaseAtLevel, dropLevelTemplates,
   ensureLoginRole, latestLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf,
   onOldColumns, upgradeToLatest,
 } from '../helpers/upgrade.js';
@@ -48,6 +48,7 @@ const APPROVER = 'upgrade_test_approver';
 const latest = await latestLevel();
 const levels = Array.from({ length: Math.max(0, latest - FIRST_STABLE_API_LEVEL) }, (_, i) => FIRST_STABLE_API_LEVEL + i);
 
+t.teardown(dropLevelTemplates);
 const bucket = await createTestBucket(t);
 const redis = redisClient();
 const seeded: string[] = []; // communities whose Redis keys this file leaves in the shared server
@@ -250,6 +251,25 @@ async function fingerprintWithoutFixtures(sql: postgres.Sql, store: S3Store, id:
 /** The write fence the level-L database runs: what its migrations installed, or the PL/pgSQL fallback. */
 type FenceChoice = 'as migrated' | 'plpgsql';
 
+/** The catalog of a freshly migrated database running the chosen fence: built once per fence choice. */
+const freshCatalogs = new Map<FenceChoice, Promise<string[]>>();
+function freshCatalog(fence: FenceChoice): Promise<string[]> {
+  let snapshot = freshCatalogs.get(fence);
+  if (!snapshot) {
+    snapshot = (async () => {
+      const fresh = await databaseAtLatest();
+      try {
+        await chooseFence(fresh.sql, fence);
+        return await catalogSnapshot(fresh.url);
+      } finally {
+        await fresh.drop();
+      }
+    })();
+    freshCatalogs.set(fence, snapshot);
+  }
+  return snapshot;
+}
+
 async function chooseFence(sql: postgres.Sql, fence: FenceChoice): Promise<string> {
   if (fence === 'plpgsql') await sql`select community_deletion.install_write_fence(false)`;
   const [row] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
@@ -311,14 +331,8 @@ async function inFlightDeletionsSurviveUpgrade(t: Test, level: number, fence: Fe
       "the bystander's rows in every public table are unchanged");
     const [kept] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
     t.equal(kept?.impl, implementation, `the write fence keeps its implementation (${implementation})`);
-    const fresh = await databaseAtLatest();
-    try {
-      await chooseFence(fresh.sql, fence);
-      t.same(snapshotDifference(await catalogSnapshot(db.url), await catalogSnapshot(fresh.url)), [],
-        'the upgraded catalog equals a freshly migrated one (- upgraded, + fresh)');
-    } finally {
-      await fresh.drop();
-    }
+    t.same(snapshotDifference(await catalogSnapshot(db.url), await freshCatalog(fence)), [],
+      'the upgraded catalog equals a freshly migrated one (- upgraded, + fresh)');
   });
 
   await t.test(`level ${level} -> ${latest}: the guards still hold`, (t) => guardsHold(t, db, ops, scene));
