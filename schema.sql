@@ -1031,6 +1031,58 @@ $$;
 ALTER FUNCTION community_deletion._inventory_digest(p_inventory jsonb) OWNER TO community_deletion_owner;
 
 --
+-- Name: _invoker_code_problems(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  with code as (
+    select pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
+           t.tgfoid as fn, false as always
+      from pg_catalog.pg_trigger t
+     where t.tgrelid = p_rel and not t.tgisinternal
+       and (t.tgtype::integer & case p_event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
+    union all
+    select pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(p_event)), null, true
+      from pg_catalog.pg_rewrite r
+     where r.ev_class = p_rel and r.rulename <> '_RETURN'
+       and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
+    union all
+    select pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
+                             f.fn::pg_catalog.regprocedure), f.fn, false
+      from pg_catalog.pg_depend d
+      cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
+                                      else (select o.oprcode::oid from pg_catalog.pg_operator o where o.oid = d.refobjid) end as fn) f
+     where p_event = 'update'
+       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
+       and (   (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass::oid
+                and d.objid in (select i.indexrelid from pg_catalog.pg_index i where i.indrelid = p_rel))
+            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
+                and d.objid in (select c.oid from pg_catalog.pg_constraint c where c.conrelid = p_rel and c.contype = 'c'))
+            or (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid
+                and d.objid in (select ad.oid from pg_catalog.pg_attrdef ad
+                                  join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
+                                 where ad.adrelid = p_rel and a.attgenerated <> ''))
+            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
+                and d.objid in (select c.oid from pg_catalog.pg_constraint c
+                                  join pg_catalog.pg_attribute a on a.atttypid = c.contypid
+                                 where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped)))
+  )
+  select coalesce(pg_catalog.array_agg(distinct c.what), '{}')
+    from code c
+    left join pg_catalog.pg_proc p on p.oid = c.fn
+   where c.always
+      or (p.oid is not null
+          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+$$;
+
+
+ALTER FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _key_chunk_facts(jsonb, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1582,6 +1634,10 @@ begin
       from community_deletion.checkpoints cp
      where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
     continue when v_status = 'completed';
+    -- No code another role attached to the table runs as the engine owner
+    -- in this unit's statements (locked, then checked: DL7C1).
+    perform community_deletion._refuse_invoker_code(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
+                                                     case when v_unit.nulls_column then 'update' else 'delete' end);
     -- The unit's pace as the last batch measured it (null: never measured).
     v_rate := (v_detail ->> 'us_per_row')::numeric;
     v_last := (v_detail ->> 'last_rows')::bigint;
@@ -1749,6 +1805,33 @@ $$;
 
 
 ALTER FUNCTION community_deletion._reattach_early_fences() OWNER TO community_deletion_owner;
+
+--
+-- Name: _refuse_invoker_code(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._refuse_invoker_code(p_rel regclass, p_event text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_problems text[];
+begin
+  execute pg_catalog.format('lock table %s in row exclusive mode', p_rel);
+  v_problems := community_deletion._invoker_code_problems(p_rel, p_event);
+  if pg_catalog.cardinality(v_problems) > 0 then
+    raise exception 'community deletion catalog drift: on %, code another role attached would run as the engine owner when the engine changes its rows (%): %',
+      p_rel, p_event, pg_catalog.array_to_string(v_problems, ', ')
+      using errcode = 'DL7C1',
+            detail = pg_catalog.jsonb_build_object('table', p_rel::text, 'event', p_event, 'code', v_problems)::text,
+            hint = 'Drop the trigger or rule, or have a superuser own its function (a SECURITY DEFINER function '
+                   'its owner controls is not enough); then unblock the request (deletions unblock ID).';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._refuse_invoker_code(p_rel regclass, p_event text) OWNER TO community_deletion_owner;
 
 --
 -- Name: _refuse_write_early_plpgsql(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -2057,6 +2140,7 @@ CREATE FUNCTION community_deletion._restore_community(p_community uuid, p_archiv
 declare
   v_generation bigint;
 begin
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'active',
          deletion_fence_generation = c.deletion_fence_generation + 1,
@@ -2297,6 +2381,7 @@ CREATE FUNCTION community_deletion._tombstone_community(p_community uuid, p_fenc
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'tombstone',
          deleted_at = coalesce(c.deleted_at, now()),
@@ -2937,6 +3022,7 @@ begin
          quiescing_started_at = now(),
          updated_at = now()
    where r.id = p_request_id and r.quiescing_started_at is null;
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'quiescing',
          archived_at = coalesce(c.archived_at, now())
@@ -3342,6 +3428,7 @@ begin
             hint = 'Retry after the admitted serving-write leases are released, or expired more than settings.serving_lease_grace ago.';
   end if;
   v_new_generation := v_community.deletion_fence_generation + 1;
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'fenced',
          deletion_fence_generation = v_new_generation,
@@ -5144,7 +5231,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 20
+  select 21
 $$;
 
 
@@ -6031,6 +6118,7 @@ declare
   v_unfenced text[];
   v_stray_fences text[];
   v_shape text[];
+  v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
   v_problems text[] := '{}';
 begin
   select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
@@ -6082,6 +6170,7 @@ begin
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)
+                 || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
                    as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
@@ -6103,14 +6192,19 @@ begin
   if cardinality(v_shape) > 0 then
     v_problems := v_problems || format('registered tables out of shape: %s', array_to_string(v_shape, '; '));
   end if;
+  if cardinality(v_communities_code) > 0 then
+    v_problems := v_problems || format('code that would run as the engine owner when it updates public.communities: %s',
+                                       array_to_string(v_communities_code, ', '));
+  end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'shape', v_shape)::text,
+              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code)::text,
             hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
-                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; '
+                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes, '
+                   'drop triggers and rules that would run as the engine owner (or have a superuser own their functions); '
                    'then unblock the request (deletions unblock ID), or abort it.';
   end if;
 end;
@@ -9687,6 +9781,13 @@ REVOKE ALL ON FUNCTION community_deletion._inventory_digest(p_inventory jsonb) F
 
 
 --
+-- Name: FUNCTION _invoker_code_problems(p_rel regclass, p_event text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -9824,6 +9925,13 @@ REVOKE ALL ON FUNCTION community_deletion._purge_totals(p_request_id uuid, p_sta
 --
 
 REVOKE ALL ON FUNCTION community_deletion._reattach_early_fences() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _refuse_invoker_code(p_rel regclass, p_event text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._refuse_invoker_code(p_rel regclass, p_event text) FROM PUBLIC;
 
 
 --

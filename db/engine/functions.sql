@@ -23,6 +23,7 @@
 --!include functions/_inheritance_role.sql
 --!include functions/_inventory_difference.sql
 --!include functions/_inventory_digest.sql
+--!include functions/_invoker_code_problems.sql
 --!include functions/_key_chunk_facts.sql
 --!include functions/_live_community_tables.sql
 --!include functions/_live_fenced_tables.sql
@@ -43,6 +44,7 @@
 --!include functions/_purge_batch.sql
 --!include functions/_purge_totals.sql
 --!include functions/_reattach_early_fences.sql
+--!include functions/_refuse_invoker_code.sql
 --!include functions/_refuse_write_early_plpgsql.sql
 --!include functions/_registered_relation.sql
 --!include functions/_request_state.sql

@@ -113,6 +113,10 @@ begin
       from community_deletion.checkpoints cp
      where cp.request_id = p_request_id and cp.stage = p_stage and cp.unit_key = v_unit.unit_key;
     continue when v_status = 'completed';
+    -- No code another role attached to the table runs as the engine owner
+    -- in this unit's statements (locked, then checked: DL7C1).
+    perform community_deletion._refuse_invoker_code(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
+                                                     case when v_unit.nulls_column then 'update' else 'delete' end);
     -- The unit's pace as the last batch measured it (null: never measured).
     v_rate := (v_detail ->> 'us_per_row')::numeric;
     v_last := (v_detail ->> 'last_rows')::bigint;

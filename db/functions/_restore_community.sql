@@ -15,6 +15,7 @@ as $$
 declare
   v_generation bigint;
 begin
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'active',
          deletion_fence_generation = c.deletion_fence_generation + 1,

@@ -11,6 +11,7 @@ create or replace function community_deletion._tombstone_community(p_community u
   set search_path = pg_catalog, pg_temp
 as $$
 begin
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'tombstone',
          deleted_at = coalesce(c.deleted_at, now()),

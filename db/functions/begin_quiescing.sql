@@ -47,6 +47,7 @@ begin
          quiescing_started_at = now(),
          updated_at = now()
    where r.id = p_request_id and r.quiescing_started_at is null;
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'quiescing',
          archived_at = coalesce(c.archived_at, now())

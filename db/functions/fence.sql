@@ -56,6 +56,7 @@ begin
             hint = 'Retry after the admitted serving-write leases are released, or expired more than settings.serving_lease_grace ago.';
   end if;
   v_new_generation := v_community.deletion_fence_generation + 1;
+  perform community_deletion._refuse_invoker_code('public.communities', 'update');
   update public.communities c
      set deletion_state = 'fenced',
          deletion_fence_generation = v_new_generation,

@@ -22,7 +22,13 @@
 --   6. every foreign key of a registered scoped or provenance table that
 --      references a registered scoped table has an index leading with its
 --      referencing columns (_foreign_key_index_problems: without it the
---      purge is quadratic).
+--      purge is quadratic);
+--   7. no code another role attached to a registered scoped table (on
+--      DELETE), provenance table or public.communities (on UPDATE) would run
+--      as the engine owner when the engine changes their rows: a trigger or
+--      expression calling a function no superuser or engine owner owns, or
+--      a rule (_invoker_code_problems; _refuse_invoker_code checks it again,
+--      under lock, right before each such statement).
 -- Excluded tables are only required to be registered. The message lists
 -- every problem (table names included) so a claim that blocks on it explains
 -- itself; DETAIL carries the same as JSON. Destructive stages call it inside
@@ -45,6 +51,7 @@ declare
   v_unfenced text[];
   v_stray_fences text[];
   v_shape text[];
+  v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
   v_problems text[] := '{}';
 begin
   select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
@@ -96,6 +103,7 @@ begin
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)
+                 || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
                    as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
@@ -117,14 +125,19 @@ begin
   if cardinality(v_shape) > 0 then
     v_problems := v_problems || format('registered tables out of shape: %s', array_to_string(v_shape, '; '));
   end if;
+  if cardinality(v_communities_code) > 0 then
+    v_problems := v_problems || format('code that would run as the engine owner when it updates public.communities: %s',
+                                       array_to_string(v_communities_code, ', '));
+  end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'shape', v_shape)::text,
+              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code)::text,
             hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
-                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes; '
+                   'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes, '
+                   'drop triggers and rules that would run as the engine owner (or have a superuser own their functions); '
                    'then unblock the request (deletions unblock ID), or abort it.';
   end if;
 end;
