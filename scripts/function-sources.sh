@@ -5,7 +5,8 @@
 #
 #   scripts/function-sources.sh [FUNCTIONS_DIR [ENGINE_DIR]]
 #
-# Builds a database from the committed migrations plus current.sql, then:
+# Builds a database from the committed migrations plus current.sql (or clones
+# $DELETIONS_MIGRATED_TEMPLATE, scripts/lib.sh migrated_db), then:
 #   1. every file FUNCTIONS_DIR/<name>.sql defines exactly one function,
 #      community_deletion.<name>, and nothing else;
 #   2. every function in schema community_deletion has such a file (except the
@@ -48,7 +49,7 @@ diff <(ls "$functions_dir" | grep '\.sql$' | LC_ALL=C sort) \
   fail "$engine_dir/functions.sql does not list exactly the files of $functions_dir (< files, > index):
 $(cat "$work/index.diff")"
 
-build_from_migrations "$db" || { echo "function sources: migrations failed to apply" >&2; exit 2; }
+migrated_db "$db" || { echo "function sources: migrations failed to apply" >&2; exit 2; }
 snapshot() {
   psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "
     select p.oid::regprocedure::text || ' ' || md5(pg_get_functiondef(p.oid))

@@ -22,6 +22,20 @@ current_sql_has_content() {
 }
 
 # Build database $1 from the migrations (committed, then current.sql if any).
+# migrated_db NAME: a database at the state the migrations build — a clone of
+# $DELETIONS_MIGRATED_TEMPLATE when it is set (a database build_from_migrations
+# made from this checkout, without connections: the tests of parity.sh and
+# function-sources.sh build one and run the scripts many times against it),
+# else built from the migrations.
+migrated_db() {
+  if [ -n "${DELETIONS_MIGRATED_TEMPLATE:-}" ]; then
+    drop_db "$1"
+    psql_admin -c "create database \"$1\" template \"$DELETIONS_MIGRATED_TEMPLATE\"" >/dev/null
+  else
+    build_from_migrations "$1"
+  fi
+}
+
 build_from_migrations() {
   local name="$1"
   drop_db "$name"

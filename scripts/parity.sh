@@ -3,7 +3,9 @@
 # schema.sql (or the file given as $1) must have identical catalogs and
 # identical configuration data (scripts/config-data.sql), and schema.sql must
 # equal a fresh rendering of the migrations (render_schema; not stale).
-# Exit 0 on parity, 1 on any difference (printed), 2 on setup failure.
+# The migrations' database is cloned from $DELETIONS_MIGRATED_TEMPLATE when set
+# (scripts/lib.sh migrated_db). Exit 0 on parity, 1 on any difference
+# (printed), 2 on setup failure.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 schema_file="${1:-$ROOT/schema.sql}"
@@ -12,7 +14,7 @@ work="$(mktemp -d)"
 trap 'drop_db "$a"; drop_db "$b"; rm -rf "$work"' EXIT
 
 [ -s "$schema_file" ] || { echo "parity: $schema_file is missing or empty" >&2; exit 2; }
-build_from_migrations "$a" || { echo "parity: migrations failed to apply" >&2; exit 2; }
+migrated_db "$a" || { echo "parity: migrations failed to apply" >&2; exit 2; }
 drop_db "$b"
 psql_admin -c "create database \"$b\"" >/dev/null
 if ! psql -X -q -v ON_ERROR_STOP=1 -d "$b" -f "$schema_file" >"$work/load.log" 2>&1; then

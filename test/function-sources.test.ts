@@ -9,8 +9,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, a
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migratedTemplate } from './helpers/migrated.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Every case compares with the same migrations: they are built once, and each
+// run of function-sources.sh clones that database (DELETIONS_MIGRATED_TEMPLATE).
+const migrated = migratedTemplate(t, root);
 
 function check(edit: (functions: string, engine: string) => void): { code: number | null; output: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'cd-sources-'));
@@ -20,7 +25,8 @@ function check(edit: (functions: string, engine: string) => void): { code: numbe
     cpSync(path.join(root, 'db', 'functions'), functions, { recursive: true });
     cpSync(path.join(root, 'db', 'engine'), engine, { recursive: true });
     edit(functions, engine);
-    const run = spawnSync('bash', [path.join(root, 'scripts', 'function-sources.sh'), functions, engine], { encoding: 'utf8' });
+    const run = spawnSync('bash', [path.join(root, 'scripts', 'function-sources.sh'), functions, engine],
+      { encoding: 'utf8', env: { ...process.env, DELETIONS_MIGRATED_TEMPLATE: migrated } });
     return { code: run.status, output: `${run.stdout}${run.stderr}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -6,13 +6,18 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migratedTemplate } from './helpers/migrated.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const parity = path.join(root, 'scripts', 'parity.sh');
 const schema = readFileSync(path.join(root, 'schema.sql'), 'utf8');
 
+// Every run compares with the same migrations: they are built once, and each
+// run of parity.sh clones that database (DELETIONS_MIGRATED_TEMPLATE).
+const migrated = migratedTemplate(t, root);
+
 function runParity(file: string) {
-  return spawnSync('bash', [parity, file], { encoding: 'utf8' });
+  return spawnSync('bash', [parity, file], { encoding: 'utf8', env: { ...process.env, DELETIONS_MIGRATED_TEMPLATE: migrated } });
 }
 
 function driftedCopy(t: Test, edit: (s: string) => string): string {

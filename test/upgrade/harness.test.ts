@@ -30,10 +30,16 @@ t.test('the latest level is exactly what the project migration builds', async (t
   t.same(snapshotDifference(snapshot, reference), [], `level ${latest} (- harness, + project)`);
 });
 
-t.test('every older level is another schema, and upgrades to the latest one', async (t) => {
+// Every level from FIRST_STABLE_API_LEVEL on is upgraded, in use, and compared
+// with a fresh build by in-flight-deletions-survive-every-upgrade; the levels
+// before it are upgraded here.
+const FIRST_STABLE_API_LEVEL = 7;
+
+t.test('every older level is another schema, and the ones before the stable API upgrade to the latest one', async (t) => {
   for (let level = 1; level < latest; level++) {
     await withDatabase(await databaseAtLevel(level), async (db) => {
       t.not(snapshotDifference(await catalogSnapshot(db.url), reference).length, 0, `level ${level} differs from level ${latest}`);
+      if (level >= FIRST_STABLE_API_LEVEL) return;
       await migrateCommitted(db.url);
       t.same(snapshotDifference(await catalogSnapshot(db.url), reference), [], `level ${level} upgraded (- upgraded, + fresh)`);
     });
