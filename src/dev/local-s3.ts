@@ -1,8 +1,12 @@
-// A local S3 for the demo and benchmarks: moto_server on a free loopback port
-// (the only S3-compatible server on this machine kind that implements
-// versioning), plus a helper that creates a versioned bucket.
+// A local S3 for the demo, the benchmarks and the tests: moto on a free
+// loopback port (the only S3-compatible server on this machine kind that
+// implements versioning), run by scripts/moto-server.py — moto_server with its
+// requests handled one at a time, because moto's backend is not thread-safe —
+// plus a helper that creates a versioned bucket.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CreateBucketCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export function freePort(): Promise<number> {
@@ -21,12 +25,15 @@ export interface LocalS3 {
   stop(): void;
 }
 
+/** scripts/moto-server.py: moto_server, one request at a time. */
+export const MOTO_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'moto-server.py');
+
 export async function startMoto(): Promise<LocalS3> {
   const port = await freePort();
   let child: ChildProcess;
   let stderr = '';
   try {
-    child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn('python3', [MOTO_SERVER, '-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
     throw new Error(`could not start moto_server: ${(error as Error).message}`);
   }
@@ -34,13 +41,13 @@ export async function startMoto(): Promise<LocalS3> {
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new Error(e.code === 'ENOENT' ? 'moto_server is not installed (it ships with the machine\'s Python: pip package "moto[server]"); or set BUZZ_S3_ENDPOINT to an S3 endpoint with versioning' : e.message)),
+      reject(new Error(e.code === 'ENOENT' ? 'python3 is not installed (moto ships with the machine\'s Python: pip package "moto[server]"); or set BUZZ_S3_ENDPOINT to an S3 endpoint with versioning' : e.message)),
     );
   });
   const endpoint = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited early: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`moto (scripts/moto-server.py) exited early — is moto installed (pip package "moto[server]")? ${stderr}`);
     try {
       await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
       break;
