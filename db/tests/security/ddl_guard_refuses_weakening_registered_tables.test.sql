@@ -10,22 +10,7 @@
 -- cluster-wide: the name is this database's own, and the role is dropped at
 -- the end.
 select 'cd_guard_owner_' || substr(md5(current_database()), 1, 10) as owner_role \gset
-create role :"owner_role" nologin;
-grant create on schema public to :"owner_role";
-create table public.owned_things (
-  community_id uuid not null references public.communities (id),
-  id bigint generated always as identity,
-  body text,
-  constraint owned_things_pkey primary key (community_id, id));
-create table public.owned_notes (
-  id bigint generated always as identity primary key,
-  community_id uuid references public.communities (id),
-  body text);
-create index owned_notes_community_idx on public.owned_notes (community_id);
-select community_deletion.register_scoped_table('public.owned_things', 500);
-select community_deletion.register_unscoped_table('public.owned_notes', 'provenance', 'operator notes that remember a community');
-alter table public.owned_things owner to :"owner_role";
-alter table public.owned_notes owner to :"owner_role";
+\ir ../fixtures/owned_registered_tables.sql
 create table public.other_parent (body text);
 alter table public.other_parent owner to :"owner_role";
 
