@@ -21,7 +21,6 @@ current_sql_has_content() {
     [ -n "$(grep -v -E '^\s*(--([^!].*)?)?$' "$ROOT/db/migrations/current.sql")" ]
 }
 
-# Build database $1 from the migrations (committed, then current.sql if any).
 # migrated_db NAME: a database at the state the migrations build — a clone of
 # $DELETIONS_MIGRATED_TEMPLATE when it is set (a database build_from_migrations
 # made from this checkout, without connections: the tests of parity.sh and
@@ -36,6 +35,7 @@ migrated_db() {
   fi
 }
 
+# Build database $1 from the migrations (committed, then current.sql if any).
 build_from_migrations() {
   local name="$1"
   drop_db "$name"
