@@ -856,6 +856,7 @@ ALTER FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) 
 CREATE FUNCTION community_deletion._guard_registered_tables() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
 declare
   v_problems text[];
@@ -1038,7 +1039,20 @@ CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_even
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  with code as (
+  with recursive domains as (
+    -- The domains of p_rel's columns (an array column's element type too),
+    -- and the domains those are based on.
+    select t.oid, t.typbasetype
+      from pg_catalog.pg_attribute a
+      join pg_catalog.pg_type ct on ct.oid = a.atttypid
+      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
+     where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped
+    union
+    select t.oid, t.typbasetype
+      from domains dm
+      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
+  ),
+  code as (
     select pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
            t.tgfoid as fn, false as always
       from pg_catalog.pg_trigger t
@@ -1049,6 +1063,9 @@ CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_even
       from pg_catalog.pg_rewrite r
      where r.ev_class = p_rel and r.rulename <> '_RETURN'
        and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
+    union all
+    select community_deletion._row_security_problem(p_rel), null, true
+     where community_deletion._row_security_problem(p_rel) is not null
     union all
     select pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
                              f.fn::pg_catalog.regprocedure), f.fn, false
@@ -1067,8 +1084,7 @@ CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_even
                                  where ad.adrelid = p_rel and a.attgenerated <> ''))
             or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
                 and d.objid in (select c.oid from pg_catalog.pg_constraint c
-                                  join pg_catalog.pg_attribute a on a.atttypid = c.contypid
-                                 where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped)))
+                                 where c.contypid in (select dm.oid from domains dm))))
   )
   select coalesce(pg_catalog.array_agg(distinct c.what), '{}')
     from code c
@@ -2291,6 +2307,7 @@ ALTER FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner 
 CREATE FUNCTION community_deletion._serving_write_granted(p_community uuid, p_fence_generation bigint) RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
   select exists (
     select 1 from community_deletion.serving_write_grants g
@@ -2594,6 +2611,7 @@ ALTER FUNCTION community_deletion._write_fence_plpgsql() OWNER TO community_dele
 CREATE FUNCTION community_deletion.abort(request_id uuid, aborted_by text, reason text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2738,6 +2756,7 @@ ALTER TABLE community_deletion.serving_write_leases OWNER TO postgres;
 CREATE FUNCTION community_deletion.acquire_serving_lease(community_id uuid, operation text, owner text, lease_seconds integer DEFAULT 60) RETURNS community_deletion.serving_write_leases
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2793,6 +2812,7 @@ COMMENT ON FUNCTION community_deletion.acquire_serving_lease(community_id uuid, 
 CREATE FUNCTION community_deletion.append_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, prefix text, entries jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2840,6 +2860,7 @@ COMMENT ON FUNCTION community_deletion.append_key_chunk(request_id uuid, executo
 CREATE FUNCTION community_deletion.approve(request_id uuid, approved_by text, note text DEFAULT NULL::text, not_before timestamp with time zone DEFAULT NULL::timestamp with time zone, delay interval DEFAULT NULL::interval, digest text DEFAULT NULL::text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -2993,6 +3014,7 @@ COMMENT ON FUNCTION community_deletion.assert_community_write_allowed(community_
 CREATE FUNCTION community_deletion.begin_quiescing(request_id uuid, executor_id text, lease_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3056,6 +3078,7 @@ COMMENT ON FUNCTION community_deletion.begin_quiescing(request_id uuid, executor
 CREATE FUNCTION community_deletion.block(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3102,6 +3125,7 @@ COMMENT ON FUNCTION community_deletion.block(request_id uuid, executor_id text, 
 CREATE FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key text, error text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3160,6 +3184,7 @@ COMMENT ON FUNCTION community_deletion.block_preclaim(request_id uuid, unit_key 
 CREATE FUNCTION community_deletion.claim(executor_id text, request_id uuid DEFAULT NULL::uuid, lease_seconds integer DEFAULT 60) RETURNS SETOF community_deletion.lease_token
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3248,6 +3273,7 @@ COMMENT ON FUNCTION community_deletion.claim(executor_id text, request_id uuid, 
 CREATE FUNCTION community_deletion.clear_key_chunks(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3357,6 +3383,7 @@ COMMENT ON FUNCTION community_deletion.ddl_lock() IS 'Take the schema/destructio
 CREATE FUNCTION community_deletion.executor_stopped(executor_id text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3386,6 +3413,7 @@ COMMENT ON FUNCTION community_deletion.executor_stopped(executor_id text) IS 'Ma
 CREATE FUNCTION community_deletion.fence(request_id uuid, executor_id text, lease_generation bigint) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3464,6 +3492,7 @@ COMMENT ON FUNCTION community_deletion.fence(request_id uuid, executor_id text, 
 CREATE FUNCTION community_deletion.finish_postgres_purge(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3501,6 +3530,7 @@ COMMENT ON FUNCTION community_deletion.finish_postgres_purge(request_id uuid, ex
 CREATE FUNCTION community_deletion.freeze_destructive_manifest(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, manifest jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3664,6 +3694,7 @@ COMMENT ON FUNCTION community_deletion.freeze_destructive_manifest(request_id uu
 CREATE FUNCTION community_deletion.freeze_inventory(request_id uuid, storage_summary jsonb, store_identity jsonb DEFAULT NULL::jsonb) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3747,6 +3778,7 @@ COMMENT ON FUNCTION community_deletion.freeze_inventory(request_id uuid, storage
 CREATE FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3783,6 +3815,7 @@ COMMENT ON FUNCTION community_deletion.guard_serving_write(lease_id uuid, owner 
 CREATE FUNCTION community_deletion.heartbeat(request_id uuid, executor_id text, lease_generation bigint, mode text DEFAULT 'run'::text, lease_seconds integer DEFAULT 60, draining boolean DEFAULT false) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -3849,6 +3882,7 @@ COMMENT ON FUNCTION community_deletion.heartbeat(request_id uuid, executor_id te
 CREATE FUNCTION community_deletion.inspect(request_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4040,6 +4074,7 @@ COMMENT ON FUNCTION community_deletion.installation_report() IS 'What protects t
 CREATE FUNCTION community_deletion.key_chunk_progress(request_id uuid) RETURNS TABLE(total integer, deleted integer, entries_total bigint, entries_deleted bigint)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4075,6 +4110,7 @@ COMMENT ON FUNCTION community_deletion.key_chunk_progress(request_id uuid) IS 'K
 CREATE FUNCTION community_deletion.lease_state(request_id uuid, executor_id text, lease_generation bigint) RETURNS TABLE(stage text, community_id uuid, fence_generation bigint, lease_until timestamp with time zone, destructive_manifest_frozen boolean)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4116,6 +4152,7 @@ COMMENT ON FUNCTION community_deletion.lease_state(request_id uuid, executor_id 
 CREATE FUNCTION community_deletion.list_requests(max_rows integer DEFAULT 100, in_state text DEFAULT NULL::text, host text DEFAULT NULL::text, before uuid DEFAULT NULL::uuid) RETURNS TABLE(request_id uuid, community_id uuid, community_host text, stage text, state text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_until timestamp with time zone, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, created_at timestamp with time zone, updated_at timestamp with time zone, explanation text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4175,6 +4212,7 @@ COMMENT ON FUNCTION community_deletion.list_requests(max_rows integer, in_state 
 CREATE FUNCTION community_deletion.mark_bindings_removed(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4236,6 +4274,7 @@ COMMENT ON FUNCTION community_deletion.mark_bindings_removed(request_id uuid, ex
 CREATE FUNCTION community_deletion.mark_cache_purged(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4271,6 +4310,7 @@ COMMENT ON FUNCTION community_deletion.mark_cache_purged(request_id uuid, execut
 CREATE FUNCTION community_deletion.mark_drained(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4317,6 +4357,7 @@ COMMENT ON FUNCTION community_deletion.mark_drained(request_id uuid, executor_id
 CREATE FUNCTION community_deletion.mark_logically_verified(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4362,6 +4403,7 @@ COMMENT ON FUNCTION community_deletion.mark_logically_verified(request_id uuid, 
 CREATE FUNCTION community_deletion.mark_retention_pending(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4397,6 +4439,7 @@ COMMENT ON FUNCTION community_deletion.mark_retention_pending(request_id uuid, e
 CREATE FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS TABLE(chunk_no integer, prefix text, entries jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4433,6 +4476,7 @@ COMMENT ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_
 CREATE FUNCTION community_deletion.plan(host text) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4522,6 +4566,7 @@ COMMENT ON FUNCTION community_deletion.plan(host text) IS 'What a deletion of th
 CREATE FUNCTION community_deletion.purge_postgres(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4562,6 +4607,7 @@ COMMENT ON FUNCTION community_deletion.purge_postgres(request_id uuid, executor_
 CREATE FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4612,6 +4658,7 @@ COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, exe
 CREATE FUNCTION community_deletion.queue_status() RETURNS TABLE(state text, requests bigint, oldest_created_at timestamp with time zone, needs_operator boolean)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
   select s.state, count(*) as requests, min(r.created_at) as oldest_created_at,
          s.state in ('blocked', 'waiting_for_approval', 'waiting_for_inventory') as needs_operator
@@ -4639,6 +4686,7 @@ COMMENT ON FUNCTION community_deletion.queue_status() IS 'The queue at a glance:
 CREATE FUNCTION community_deletion.reap_serving_leases(max_rows integer DEFAULT 1000) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4680,6 +4728,7 @@ COMMENT ON FUNCTION community_deletion.reap_serving_leases(max_rows integer) IS 
 CREATE FUNCTION community_deletion.record_failure(request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -4780,6 +4829,7 @@ ALTER TABLE community_deletion.taxonomy_sweeps OWNER TO postgres;
 CREATE FUNCTION community_deletion.record_taxonomy_sweep(started_at timestamp with time zone, listed_objects bigint, unknown_object_count bigint, unknown_key_sample jsonb, object_cap bigint, truncated boolean) RETURNS community_deletion.taxonomy_sweeps
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5024,6 +5074,7 @@ COMMENT ON FUNCTION community_deletion.register_unscoped_table(table_name regcla
 CREATE FUNCTION community_deletion.release(request_id uuid, executor_id text, lease_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5056,6 +5107,7 @@ COMMENT ON FUNCTION community_deletion.release(request_id uuid, executor_id text
 CREATE FUNCTION community_deletion.release_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS boolean
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5089,6 +5141,7 @@ COMMENT ON FUNCTION community_deletion.release_serving_lease(lease_id uuid, owne
 CREATE FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint, lease_seconds integer DEFAULT 60) RETURNS timestamp with time zone
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5156,6 +5209,7 @@ COMMENT ON FUNCTION community_deletion.renew_serving_lease(lease_id uuid, owner 
 CREATE FUNCTION community_deletion.request_checkpoints(request_id uuid) RETURNS TABLE(sequence bigint, stage text, unit_key text, status text, attempts integer, lease_generation bigint, started_at timestamp with time zone, completed_at timestamp with time zone, error text, detail jsonb)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5191,6 +5245,7 @@ COMMENT ON FUNCTION community_deletion.request_checkpoints(request_id uuid) IS '
 CREATE FUNCTION community_deletion.request_status(request_id uuid) RETURNS TABLE(id uuid, community_host text, stage text, state text, explanation text, requested_by text, approved_by text, not_before timestamp with time zone, lease_owner text, lease_generation bigint, lease_until timestamp with time zone, fence_generation bigint, next_attempt_at timestamp with time zone, retry_count integer, blocked_reason text, last_error text, created_at timestamp with time zone, updated_at timestamp with time zone)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5231,7 +5286,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 21
+  select 22
 $$;
 
 
@@ -5251,6 +5306,7 @@ COMMENT ON FUNCTION community_deletion.schema_version() IS 'The engine schema ve
 CREATE FUNCTION community_deletion.serving_lease_stats() RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
   select pg_catalog.jsonb_build_object(
     'active', count(*) filter (where l.lease_until >= now()),
@@ -5277,6 +5333,7 @@ COMMENT ON FUNCTION community_deletion.serving_lease_stats() IS 'Serving leases 
 CREATE FUNCTION community_deletion.stamp_key_chunk(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint, chunk_no integer, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5349,6 +5406,7 @@ ALTER TABLE community_deletion.storage_taxonomy OWNER TO postgres;
 CREATE FUNCTION community_deletion.storage_taxonomy_rules() RETURNS SETOF community_deletion.storage_taxonomy
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
   select * from community_deletion.storage_taxonomy order by name
 $$;
@@ -5370,6 +5428,7 @@ COMMENT ON FUNCTION community_deletion.storage_taxonomy_rules() IS 'The storage 
 CREATE FUNCTION community_deletion.submit(host text, requested_by text, reason text DEFAULT NULL::text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -5815,6 +5874,7 @@ ALTER FUNCTION community_deletion.tg_manifest_keys__guard() OWNER TO community_d
 CREATE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
 declare
   v_column text := tg_argv[0];
@@ -5991,6 +6051,7 @@ ALTER FUNCTION community_deletion.tg_scoped_table__enforce_write_fence() OWNER T
 CREATE FUNCTION community_deletion.tg_scoped_table__refuse_truncate() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
 declare
   v_community uuid;
@@ -6032,6 +6093,7 @@ ALTER FUNCTION community_deletion.tg_scoped_table__refuse_write_early() OWNER TO
 CREATE FUNCTION community_deletion.unblock(request_id uuid, unblocked_by text, reason text) RETURNS community_deletion.requests
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -6107,6 +6169,7 @@ COMMENT ON FUNCTION community_deletion.unblock(request_id uuid, unblocked_by tex
 CREATE FUNCTION community_deletion.validate_catalog() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
 declare
   v_live text[] := community_deletion._live_community_tables();
@@ -6165,8 +6228,7 @@ begin
                            where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
                         then r.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end,
-                   community_deletion._row_security_problem(x.rel)], null)
+                        then 'no valid index leads with ' || r.community_column end], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)
@@ -6227,6 +6289,7 @@ COMMENT ON FUNCTION community_deletion.validate_catalog() IS 'Raise DL7C1 (listi
 CREATE FUNCTION community_deletion.validate_serving_catalog() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $$
 declare
   v_problems text[] := '{}';
@@ -6314,6 +6377,7 @@ COMMENT ON FUNCTION community_deletion.validate_serving_catalog() IS 'Raise DL7C
 CREATE FUNCTION community_deletion.verify_postgres_absence(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -6352,6 +6416,7 @@ COMMENT ON FUNCTION community_deletion.verify_postgres_absence(request_id uuid, 
 CREATE FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner text, lease_generation bigint, fence_generation bigint) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -6383,6 +6448,7 @@ COMMENT ON FUNCTION community_deletion.verify_serving_lease(lease_id uuid, owner
 CREATE FUNCTION community_deletion.verify_store_identity(request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare
@@ -6444,6 +6510,7 @@ COMMENT ON FUNCTION community_deletion.verify_store_identity(request_id uuid, ex
 CREATE FUNCTION community_deletion.verify_token(request_id uuid, executor_id text, lease_generation bigint, stage text) RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
     AS $_$
 #variable_conflict use_column
 declare

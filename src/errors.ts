@@ -41,6 +41,7 @@ export const SQLSTATES = [
   { name: 'community_write_fenced', code: '55000', retry: 'permanent' },
   { name: 'isolation_not_supported', code: '25000', retry: 'permanent' },
   { name: 'lock_not_available', code: '55P03', retry: 'retryable' },
+  { name: 'insufficient_privilege', code: '42501', retry: 'permanent' },
 ] as const satisfies readonly SqlStateInfo[];
 
 export type SqlStateName = (typeof SQLSTATES)[number]['name'];

@@ -15,6 +15,7 @@ create or replace function community_deletion._guard_registered_tables()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 declare
   v_problems text[];

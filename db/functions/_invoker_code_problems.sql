@@ -16,8 +16,14 @@
 --   * every rule on p_event (its actions run with the engine's privileges
 --     and change what the statement does);
 --   * for 'update': every index expression or predicate, CHECK constraint,
---     generated column or constraint of a column's domain that calls an
---     untrusted function, directly or through an operator.
+--     generated column or constraint of a column's domain (or of a domain
+--     that domain is based on, at any depth) that calls an untrusted
+--     function, directly or through an operator;
+--   * row-level security that applies to the engine owner
+--     (_row_security_problem, same words): a policy's expressions run as the
+--     role whose statement reads the table. The engine's security-definer
+--     functions set row_security off, so such a statement fails (42501)
+--     before any policy code runs; this names the cause first.
 -- Foreign-key checks and actions are not code of this kind: PostgreSQL runs
 -- them as the owner of the table they read or change. Returns the problems
 -- in words, sorted; empty when there are none.
@@ -27,7 +33,20 @@ create or replace function community_deletion._invoker_code_problems(p_rel pg_ca
   stable
   set search_path = pg_catalog, pg_temp
 as $$
-  with code as (
+  with recursive domains as (
+    -- The domains of p_rel's columns (an array column's element type too),
+    -- and the domains those are based on.
+    select t.oid, t.typbasetype
+      from pg_catalog.pg_attribute a
+      join pg_catalog.pg_type ct on ct.oid = a.atttypid
+      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
+     where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped
+    union
+    select t.oid, t.typbasetype
+      from domains dm
+      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
+  ),
+  code as (
     select pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
            t.tgfoid as fn, false as always
       from pg_catalog.pg_trigger t
@@ -38,6 +57,9 @@ as $$
       from pg_catalog.pg_rewrite r
      where r.ev_class = p_rel and r.rulename <> '_RETURN'
        and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
+    union all
+    select community_deletion._row_security_problem(p_rel), null, true
+     where community_deletion._row_security_problem(p_rel) is not null
     union all
     select pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
                              f.fn::pg_catalog.regprocedure), f.fn, false
@@ -56,8 +78,7 @@ as $$
                                  where ad.adrelid = p_rel and a.attgenerated <> ''))
             or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
                 and d.objid in (select c.oid from pg_catalog.pg_constraint c
-                                  join pg_catalog.pg_attribute a on a.atttypid = c.contypid
-                                 where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped)))
+                                 where c.contypid in (select dm.oid from domains dm))))
   )
   select coalesce(pg_catalog.array_agg(distinct c.what), '{}')
     from code c

@@ -9,6 +9,7 @@ create or replace function community_deletion._serving_write_granted(p_community
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
   select exists (
     select 1 from community_deletion.serving_write_grants g

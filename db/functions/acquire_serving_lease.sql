@@ -15,6 +15,7 @@ create or replace function community_deletion.acquire_serving_lease(
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -18,6 +18,7 @@ create or replace function community_deletion.begin_quiescing(request_id uuid, e
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -11,6 +11,7 @@ create or replace function community_deletion.block_preclaim(request_id uuid, un
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

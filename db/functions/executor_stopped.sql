@@ -6,6 +6,7 @@ create or replace function community_deletion.executor_stopped(executor_id text)
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -14,6 +14,7 @@ create or replace function community_deletion.fence(request_id uuid, executor_id
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -8,6 +8,7 @@ create or replace function community_deletion.inspect(request_id uuid)
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

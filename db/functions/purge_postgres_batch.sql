@@ -27,6 +27,7 @@ create or replace function community_deletion.purge_postgres_batch(
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -9,6 +9,7 @@ create or replace function community_deletion.queue_status()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
   select s.state, count(*) as requests, min(r.created_at) as oldest_created_at,
          s.state in ('blocked', 'waiting_for_approval', 'waiting_for_inventory') as needs_operator

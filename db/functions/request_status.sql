@@ -14,6 +14,7 @@ create or replace function community_deletion.request_status(request_id uuid)
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -6,6 +6,7 @@ create or replace function community_deletion.serving_lease_stats()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
   select pg_catalog.jsonb_build_object(
     'active', count(*) filter (where l.lease_until >= now()),

@@ -7,6 +7,7 @@ create or replace function community_deletion.storage_taxonomy_rules()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
   select * from community_deletion.storage_taxonomy order by name
 $$;

@@ -10,6 +10,7 @@ create or replace function community_deletion.submit(host text, requested_by tex
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -14,6 +14,7 @@ create or replace function community_deletion.tg_provenance_table__refuse_inacti
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 declare
   v_column text := tg_argv[0];

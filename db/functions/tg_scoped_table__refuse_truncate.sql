@@ -17,6 +17,7 @@ create or replace function community_deletion.tg_scoped_table__refuse_truncate()
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 declare
   v_community uuid;

@@ -15,10 +15,11 @@
 --   4. every registered provenance table is a plain table whose only
 --      community column is the registered one, nullable and leading an
 --      index, guarded by _020_provenance_guard;
---   5. row-level security of a registered scoped or provenance table does
---      not apply to the engine owner (_row_security_problem: without
---      BYPASSRLS, on a managed server, a policy could hide rows from the
---      purge and the absence proof);
+--   5. row-level security of a registered scoped or provenance table, or
+--      of public.communities, does not apply to the engine owner
+--      (_row_security_problem: without BYPASSRLS, on a managed server, a
+--      policy could hide rows from the purge and the absence proof, and its
+--      expressions would run as the engine owner; reported with item 7);
 --   6. every foreign key of a registered scoped or provenance table that
 --      references a registered scoped table has an index leading with its
 --      referencing columns (_foreign_key_index_problems: without it the
@@ -26,9 +27,10 @@
 --   7. no code another role attached to a registered scoped table (on
 --      DELETE), provenance table or public.communities (on UPDATE) would run
 --      as the engine owner when the engine changes their rows: a trigger or
---      expression calling a function no superuser or engine owner owns, or
---      a rule (_invoker_code_problems; _refuse_invoker_code checks it again,
---      under lock, right before each such statement).
+--      expression calling a function no superuser or engine owner owns, a
+--      rule, or row-level security (_invoker_code_problems;
+--      _refuse_invoker_code checks it again, under lock, right before each
+--      such statement).
 -- Excluded tables are only required to be registered. The message lists
 -- every problem (table names included) so a claim that blocks on it explains
 -- itself; DETAIL carries the same as JSON. Destructive stages call it inside
@@ -40,6 +42,7 @@ create or replace function community_deletion.validate_catalog()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 declare
   v_live text[] := community_deletion._live_community_tables();
@@ -98,8 +101,7 @@ begin
                            where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
                         then r.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end,
-                   community_deletion._row_security_problem(x.rel)], null)
+                        then 'no valid index leads with ' || r.community_column end], null)
                  || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                                 else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
                  || community_deletion._foreign_key_index_problems(x.rel)

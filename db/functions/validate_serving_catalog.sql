@@ -14,6 +14,7 @@ create or replace function community_deletion.validate_serving_catalog()
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 declare
   v_problems text[] := '{}';

@@ -12,6 +12,7 @@ create or replace function community_deletion.verify_postgres_absence(
   volatile
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

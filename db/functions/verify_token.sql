@@ -10,6 +10,7 @@ create or replace function community_deletion.verify_token(
   stable
   security definer
   set search_path = pg_catalog, pg_temp
+  set row_security = off
 as $$
 #variable_conflict use_column
 declare

@@ -4,10 +4,10 @@
 -- (schema version, fence implementation, installation report), and every API function is granted to
 -- some role — a function added later without a mapping fails here. The
 -- migration-time functions (register_*, install_write_fence) stay with their
--- owner. Every function pins search_path (pg_catalog, pg_temp). No engine function is
--- left in public.
+-- owner. Every function pins search_path (pg_catalog, pg_temp); every SECURITY
+-- DEFINER one also sets row_security off. No engine function is left in public.
 begin;
-select plan(8);
+select plan(9);
 
 create temporary view engine_functions as
   select p.oid, p.oid::regprocedure::text as sig, p.proname::text as name, p.prosecdef, p.proconfig
@@ -47,6 +47,9 @@ select is_empty($$ select sig from engine_functions
                      and (select l.lanname from pg_proc p join pg_language l on l.oid = p.prolang
                            where p.oid = engine_functions.oid) <> 'c' $$,
   'every engine function pins search_path to pg_catalog, pg_temp (temp last), except the three inlined SQL helpers that qualify every type');
+select is_empty($$ select sig from engine_functions
+                   where prosecdef and not coalesce('row_security=off' = any (proconfig), false) $$,
+  'every SECURITY DEFINER engine function turns row_security off: a policy that would apply to the engine owner is an error (42501) before any policy code runs as the owner');
 select is((select (rolcanlogin, rolbypassrls, rolsuper)::text from pg_roles where rolname = 'community_deletion_owner'),
   '(f,t,f)', 'the owner role cannot log in, bypasses row-level security, is not a superuser');
 select is_empty($$

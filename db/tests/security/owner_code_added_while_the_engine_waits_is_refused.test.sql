@@ -1,0 +1,110 @@
+-- begin_quiescing and fence validate the catalog, then lock the community's
+-- row, then update public.communities. A trigger added in between — while the
+-- engine waits for the row — would run as the engine owner if only the
+-- validation had looked. _refuse_invoker_code checks again right before the
+-- UPDATE, under ROW EXCLUSIVE, so it is refused (DL7C1) and never runs.
+-- Made deterministic with real sessions: 'holder' locks the community's row,
+-- 'engine' runs the step and is seen waiting for that row (after its
+-- validation), 'ddl' commits the trigger, then 'holder' lets go.
+-- Where the engine's event triggers are installed (a superuser's install),
+-- the DDL also takes the schema/destruction lock and waits for the engine's
+-- step to end; on a managed server there are none (docs/managed.md), and
+-- this re-check is what stands. So the event triggers are disabled here.
+-- Committed setup (this database is a private clone): no event triggers, the
+-- owner role (named after this database, dropped at the end), its trigger
+-- function, two claimed requests, a lock timeout long enough for any machine.
+select 'cd_wait_owner_' || substr(md5(current_database()), 1, 10) as owner_role \gset
+\ir ../fixtures/destruction.sql
+\ir ../fixtures/fence.sql
+create role :"owner_role" nologin;
+select format('alter event trigger %I disable', evtname) from pg_event_trigger where evtname like '\_1%' \gexec
+create sequence public.owner_code_calls;
+grant usage on sequence public.owner_code_calls to public;
+create function public.owner_late_trigger() returns trigger language plpgsql as $$
+begin
+  perform nextval('public.owner_code_calls');
+  return new;
+end $$;
+alter function public.owner_late_trigger() owner to :"owner_role";
+update community_deletion.settings set lock_timeout = interval '10 minutes';
+
+select tests.seed_community('late-quiesce.example', 1) as quiesce_community \gset
+select tests.seed_community('late-fence.example', 1) as fence_community \gset
+create function pg_temp.claimed(p_host text) returns table (request_id uuid, generation bigint) language plpgsql as $$
+declare
+  v_request community_deletion.requests;
+begin
+  v_request := community_deletion.submit(p_host, 'alice@ops', 'late code test');
+  v_request := community_deletion.freeze_inventory(v_request.id, tests.dx_empty_summary(v_request.community_id));
+  perform tests.approve(v_request.id, 'bob@ops');
+  return query select v_request.id, c.lease_generation from community_deletion.claim('executor-1', v_request.id, 3600) c;
+end $$;
+select request_id as quiesce_request, generation as quiesce_generation from pg_temp.claimed('late-quiesce.example') \gset
+select request_id as fence_request, generation as fence_generation from pg_temp.claimed('late-fence.example') \gset
+select community_deletion.begin_quiescing(:'fence_request', 'executor-1', :fence_generation);
+
+-- No enclosing transaction: each statement here commits, so this session
+-- holds no lock on public.communities while 'ddl' drops the trigger.
+select plan(10);
+
+-- The async result on p_conn, or its error as 'SQLSTATE: message'; either
+-- way the connection is drained for the next query.
+create function pg_temp.remote_result(p_conn text) returns text language plpgsql as $$
+declare
+  v text;
+begin
+  begin
+    v := tests.fx_result(p_conn);
+  exception when others then
+    v := sqlstate || ': ' || sqlerrm;
+    perform * from dblink_get_result(p_conn, false) as t(r text);
+  end;
+  return v;
+end $$;
+
+select tests.fx_connect('holder');
+select tests.fx_connect('engine');
+select tests.fx_connect('ddl');
+select tests.fx_pid('engine') as engine_pid \gset
+
+-- begin_quiescing.
+select dblink_exec('holder', 'begin');
+select count(*) from dblink('holder', format('select 1 from public.communities where id = %L for update', :'quiesce_community')) as t(x integer);
+select dblink_send_query('engine', format($$select community_deletion.begin_quiescing(%L, 'executor-1', %s)::text$$,
+                                          :'quiesce_request', :quiesce_generation));
+select ok(tests.awaits_lock(:engine_pid), 'begin_quiescing has validated the catalog and waits for the community''s row');
+select is(dblink_exec('ddl', 'create trigger zz_late_update before update on public.communities for each row execute function public.owner_late_trigger()'),
+  'CREATE TRIGGER', 'meanwhile another session adds an owner''s UPDATE trigger to public.communities (nothing stops it)');
+select dblink_exec('holder', 'commit');
+select matches(pg_temp.remote_result('engine'),
+  '^DL7C1: .*public\.communities.*trigger zz_late_update runs public\.owner_late_trigger\(\)',
+  'begin_quiescing re-checks right before its UPDATE and refuses (DL7C1, naming the trigger)');
+select is((select deletion_state from public.communities where id = :'quiesce_community'), 'active',
+  'the community is still active');
+select is((select is_called from public.owner_code_calls), false, 'the owner''s trigger never ran');
+select dblink_exec('ddl', 'drop trigger zz_late_update on public.communities');
+
+-- fence (the community is quiescing).
+select dblink_exec('holder', 'begin');
+select count(*) from dblink('holder', format('select 1 from public.communities where id = %L for update', :'fence_community')) as t(x integer);
+select dblink_send_query('engine', format($$select community_deletion.fence(%L, 'executor-1', %s)::text$$,
+                                          :'fence_request', :fence_generation));
+select ok(tests.awaits_lock(:engine_pid), 'fence has validated the catalog and waits for the community''s row');
+select is(dblink_exec('ddl', 'create trigger zz_late_update before update on public.communities for each row execute function public.owner_late_trigger()'),
+  'CREATE TRIGGER', 'meanwhile the owner''s trigger is added');
+select dblink_exec('holder', 'commit');
+select matches(pg_temp.remote_result('engine'),
+  '^DL7C1: .*public\.communities.*trigger zz_late_update runs public\.owner_late_trigger\(\)',
+  'fence re-checks right before its UPDATE and refuses (DL7C1)');
+select is((select deletion_state from public.communities where id = :'fence_community'), 'quiescing',
+  'the community is still quiescing, not fenced');
+select is((select is_called from public.owner_code_calls), false, 'the owner''s trigger never ran');
+select dblink_exec('ddl', 'drop trigger zz_late_update on public.communities');
+
+select dblink_disconnect('holder');
+select dblink_disconnect('engine');
+select dblink_disconnect('ddl');
+select * from finish();
+drop trigger if exists zz_late_update on public.communities;
+drop function public.owner_late_trigger();
+drop role :"owner_role";
