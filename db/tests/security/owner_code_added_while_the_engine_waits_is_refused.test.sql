@@ -67,39 +67,48 @@ select tests.fx_connect('engine');
 select tests.fx_connect('ddl');
 select tests.fx_pid('engine') as engine_pid \gset
 
+-- One step under the race: 'holder' locks p_community's row, 'engine' runs
+-- p_step (begin_quiescing or fence) for the request, and once it is seen
+-- waiting for the row (its validation passed), 'ddl' commits the owner's
+-- UPDATE trigger on public.communities; then 'holder' lets go. Returns
+-- whether the engine waited, what CREATE TRIGGER said and the engine's
+-- result ('SQLSTATE: message' on an error); drops the trigger again.
+create function pg_temp.late_trigger_race(p_step text, p_community uuid, p_request uuid, p_generation bigint, p_engine_pid integer)
+  returns table (waited boolean, created text, result text) language plpgsql as $$
+begin
+  perform dblink_exec('holder', 'begin');
+  perform count(*) from dblink('holder', format('select 1 from public.communities where id = %L for update', p_community)) as t(x integer);
+  perform dblink_send_query('engine', format('select community_deletion.%I(%L, %L, %s)::text', p_step, p_request, 'executor-1', p_generation));
+  waited := tests.awaits_lock(p_engine_pid);
+  created := dblink_exec('ddl', 'create trigger zz_late_update before update on public.communities for each row execute function public.owner_late_trigger()');
+  perform dblink_exec('holder', 'commit');
+  result := pg_temp.remote_result('engine');
+  perform dblink_exec('ddl', 'drop trigger zz_late_update on public.communities');
+  return next;
+end $$;
+
 -- begin_quiescing.
-select dblink_exec('holder', 'begin');
-select count(*) from dblink('holder', format('select 1 from public.communities where id = %L for update', :'quiesce_community')) as t(x integer);
-select dblink_send_query('engine', format($$select community_deletion.begin_quiescing(%L, 'executor-1', %s)::text$$,
-                                          :'quiesce_request', :quiesce_generation));
-select ok(tests.awaits_lock(:engine_pid), 'begin_quiescing has validated the catalog and waits for the community''s row');
-select is(dblink_exec('ddl', 'create trigger zz_late_update before update on public.communities for each row execute function public.owner_late_trigger()'),
-  'CREATE TRIGGER', 'meanwhile another session adds an owner''s UPDATE trigger to public.communities (nothing stops it)');
-select dblink_exec('holder', 'commit');
-select matches(pg_temp.remote_result('engine'),
+select * from pg_temp.late_trigger_race('begin_quiescing', :'quiesce_community', :'quiesce_request', :quiesce_generation, :engine_pid) \gset quiesce_
+select ok(:'quiesce_waited'::boolean, 'begin_quiescing has validated the catalog and waits for the community''s row');
+select is(:'quiesce_created'::text, 'CREATE TRIGGER',
+  'meanwhile another session adds an owner''s UPDATE trigger to public.communities (nothing stops it)');
+select matches(:'quiesce_result'::text,
   '^DL7C1: .*public\.communities.*trigger zz_late_update runs public\.owner_late_trigger\(\)',
   'begin_quiescing re-checks right before its UPDATE and refuses (DL7C1, naming the trigger)');
 select is((select deletion_state from public.communities where id = :'quiesce_community'), 'active',
   'the community is still active');
 select is((select is_called from public.owner_code_calls), false, 'the owner''s trigger never ran');
-select dblink_exec('ddl', 'drop trigger zz_late_update on public.communities');
 
 -- fence (the community is quiescing).
-select dblink_exec('holder', 'begin');
-select count(*) from dblink('holder', format('select 1 from public.communities where id = %L for update', :'fence_community')) as t(x integer);
-select dblink_send_query('engine', format($$select community_deletion.fence(%L, 'executor-1', %s)::text$$,
-                                          :'fence_request', :fence_generation));
-select ok(tests.awaits_lock(:engine_pid), 'fence has validated the catalog and waits for the community''s row');
-select is(dblink_exec('ddl', 'create trigger zz_late_update before update on public.communities for each row execute function public.owner_late_trigger()'),
-  'CREATE TRIGGER', 'meanwhile the owner''s trigger is added');
-select dblink_exec('holder', 'commit');
-select matches(pg_temp.remote_result('engine'),
+select * from pg_temp.late_trigger_race('fence', :'fence_community', :'fence_request', :fence_generation, :engine_pid) \gset fence_
+select ok(:'fence_waited'::boolean, 'fence has validated the catalog and waits for the community''s row');
+select is(:'fence_created'::text, 'CREATE TRIGGER', 'meanwhile the owner''s trigger is added');
+select matches(:'fence_result'::text,
   '^DL7C1: .*public\.communities.*trigger zz_late_update runs public\.owner_late_trigger\(\)',
   'fence re-checks right before its UPDATE and refuses (DL7C1)');
 select is((select deletion_state from public.communities where id = :'fence_community'), 'quiescing',
   'the community is still quiescing, not fenced');
 select is((select is_called from public.owner_code_calls), false, 'the owner''s trigger never ran');
-select dblink_exec('ddl', 'drop trigger zz_late_update on public.communities');
 
 select dblink_disconnect('holder');
 select dblink_disconnect('engine');
