@@ -102,6 +102,10 @@ export function exitCodeForSqlState(code: string | undefined): ExitCode {
     return EXIT.internal;
   }
   switch (info.name) {
+    // Missing privileges, or row-level security that applies to the engine
+    // owner (docs/sqlstates.md): the environment, not the request.
+    case 'insufficient_privilege':
+      return EXIT.config;
     case 'invalid_argument':
     case 'request_not_found':
     case 'community_not_found':
