@@ -136,6 +136,10 @@ run_ts() {
     cp "$out" "${TMPDIR:-/tmp}/community-deletion-tap.log" && log "(the whole tap output: ${TMPDIR:-/tmp}/community-deletion-tap.log)"
   fi
   drop_orphan_test_databases
+  # Where the time went: the slowest files (a CI run must stay well under 30 minutes).
+  log "slowest tap files:"
+  sed -nE 's/^(not )?ok [0-9]+ - (.*) # time=([0-9.]+)ms$/\3 \2/p' "$out" | sort -rn | head -8 |
+    awk '{ printf "  %6.1f s  %s\n", $1 / 1000, $2 }' >&2
   log "tap: $p passed, $f failed (exit $rc)"
   passed=$((passed + p)); failed=$((failed + f))
   rm -f "$out"
