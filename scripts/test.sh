@@ -133,8 +133,8 @@ run_ts() {
       tail -40 "$out" >&2
       f=1
     fi
-    cp "$out" "${TMPDIR:-/tmp}/community-deletion-tap.log" && log "(the whole tap output: ${TMPDIR:-/tmp}/community-deletion-tap.log)"
   fi
+  cp "$out" "${TMPDIR:-/tmp}/community-deletion-tap.log" && log "(the whole tap output: ${TMPDIR:-/tmp}/community-deletion-tap.log)"
   drop_orphan_test_databases
   # Where the time went: the slowest files (a CI run must stay well under 30 minutes).
   log "slowest tap files:"
