@@ -46,6 +46,7 @@ async function projectCopy(t: Test): Promise<string> {
   await cp(path.join(root, 'bin'), path.join(dir, 'bin'), { recursive: true });
   await cp(path.join(root, 'src'), path.join(dir, 'src'), { recursive: true });
   await cp(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+  await cp(path.join(root, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
   await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }
@@ -79,6 +80,12 @@ t.test('the first start builds a bundle, the next reuses it, a change to src/ bu
   const after = await bundles(dir);
   t.equal(after.length, 2, 'a new bundle for the new sources (the old one is removed only once it is an hour old)');
   t.ok(after.includes(built[0]!), 'the previous bundle is still there for a start that was about to load it');
+
+  // esbuild reads tsconfig.json's compiler options: a change to it is a change too.
+  await writeFile(path.join(dir, 'tsconfig.json'), `${await readFile(path.join(dir, 'tsconfig.json'), 'utf8')}\n`);
+  const fourth = run(dir, ['--help']);
+  t.equal(fourth.status, 0, fourth.stderr);
+  t.equal((await bundles(dir)).length, 3, 'a new bundle after tsconfig.json changed');
 });
 
 t.test('starts racing on a fresh checkout all run, and leave one whole bundle', async (t) => {
@@ -111,7 +118,7 @@ t.test('DELETIONS_CLI_FROM_SOURCE=1 runs the sources without building anything',
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout, /deletions migrate/);
   t.notMatch(r.stderr, FALLBACK);
-  t.same((await readdir(dir)).sort(), ['bin', 'node_modules', 'package.json', 'src'], 'no dist/ was created');
+  t.same((await readdir(dir)).sort(), ['bin', 'node_modules', 'package.json', 'src', 'tsconfig.json'], 'no dist/ was created');
 });
 
 t.test('this checkout: the bundle and the sources print the same help and refuse the same input', async (t) => {
