@@ -6,7 +6,7 @@
 // dist/ is left alone; the last one compares the real checkout's output
 // through the bundle and through the sources.
 import t, { type Test } from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,15 +27,11 @@ function run(projectRoot: string, args: string[], extra: Record<string, string> 
   return spawnSync(path.join(projectRoot, 'bin', 'deletions'), args, { env: cleanEnv(extra), encoding: 'utf8' });
 }
 
+/** run() without blocking, so several starts can race (execFile collects the output). */
 function runAsync(projectRoot: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(projectRoot, 'bin', 'deletions'), args, { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return new Promise((resolve) => {
+    execFile(path.join(projectRoot, 'bin', 'deletions'), args, { env: cleanEnv() }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
   });
 }
 
