@@ -115,39 +115,49 @@ export async function dropLevelTemplates(): Promise<void> {
 }
 
 /**
- * Builds the level-n template the way a deployment reaches level n: by
- * graphile-migrate, from a temporary migrations folder holding byte-for-byte
- * copies of the committed files 000001..n (it checks their hash chain).
- * Everything else in the project's .gmrc is kept (only the folder changes),
- * and `fixtures` links to db/ as in the real folder, so an `--!include` would
- * resolve the same way. It starts from a clone of the highest level template
- * below n already built (a deployment at that level upgrading to n) or from
- * an empty database, and checks that graphile-migrate recorded exactly those
- * n files with their hashes.
+ * Builds the level-n template the way a deployment reaches level n: a clone
+ * of the highest level template below n already built (a deployment at that
+ * level upgrading to n) or an empty database, then migrateToLevel(n).
  */
 async function buildLevelTemplate(n: number, files: readonly string[]): Promise<string> {
-  const gmrc = await readFile(path.join(root, '.gmrc'), 'utf8');
-  const folderSetting = /("migrationsFolder"\s*:\s*)"\.\/db\/migrations"/g;
-  if ((gmrc.match(folderSetting) ?? []).length !== 1) throw new Error('.gmrc does not set "migrationsFolder": "./db/migrations" exactly once');
-
   const below = [...levelTemplates.keys()].filter((level) => level < n).sort((a, b) => b - a)[0];
   const from = below === undefined ? undefined : await levelTemplates.get(below);
-  const work = await mkdtemp(path.join(os.tmpdir(), `cd-level-${n}-`));
   const db = from === undefined ? await createTestDatabase({ empty: true }) : await createTestDatabase({ template: from });
   try {
-    await mkdir(path.join(work, 'migrations', 'committed'), { recursive: true });
-    await symlink(path.join(root, 'db'), path.join(work, 'migrations', 'fixtures'));
-    for (const file of files.slice(0, n)) await copyFile(path.join(committedFolder, file), path.join(work, 'migrations', 'committed', file));
-    await writeFile(path.join(work, '.gmrc'), gmrc.replace(folderSetting, '$1"./migrations"'));
-    await runGraphileMigrate(['migrate'], work, db.url);
-    const applied = JSON.stringify(await appliedMigrations(db));
-    const expected = JSON.stringify(await expectedApplied(files.slice(0, n)));
-    if (applied !== expected) throw new Error(`expected the migrations ${expected} applied, found ${applied}`);
+    await migrateToLevel(db, n, files);
     await db.sql.end({ timeout: 5 }); // a template must have no connections
     return db.name;
   } catch (error) {
     await db.drop();
     throw error;
+  }
+}
+
+/**
+ * Upgrades a database (at a level below n, or empty) to level n the way a
+ * deployment reaches it: by graphile-migrate, from a temporary migrations
+ * folder holding byte-for-byte copies of the committed files 000001..n (it
+ * checks their hash chain). Everything else in the project's .gmrc is kept
+ * (only the folder changes), and `fixtures` links to db/ as in the real
+ * folder, so an `--!include` would resolve the same way. Checks that
+ * graphile-migrate then records exactly those n files with their hashes.
+ */
+export async function migrateToLevel(db: Pick<TestDatabase, 'sql' | 'url'>, n: number, files?: readonly string[]): Promise<void> {
+  const committed = files ?? (await committedMigrations());
+  if (!Number.isInteger(n) || n < 1 || n > committed.length) throw new Error(`no migration level ${n}: the committed levels are 1..${committed.length}`);
+  const gmrc = await readFile(path.join(root, '.gmrc'), 'utf8');
+  const folderSetting = /("migrationsFolder"\s*:\s*)"\.\/db\/migrations"/g;
+  if ((gmrc.match(folderSetting) ?? []).length !== 1) throw new Error('.gmrc does not set "migrationsFolder": "./db/migrations" exactly once');
+  const work = await mkdtemp(path.join(os.tmpdir(), `cd-level-${n}-`));
+  try {
+    await mkdir(path.join(work, 'migrations', 'committed'), { recursive: true });
+    await symlink(path.join(root, 'db'), path.join(work, 'migrations', 'fixtures'));
+    for (const file of committed.slice(0, n)) await copyFile(path.join(committedFolder, file), path.join(work, 'migrations', 'committed', file));
+    await writeFile(path.join(work, '.gmrc'), gmrc.replace(folderSetting, '$1"./migrations"'));
+    await runGraphileMigrate(['migrate'], work, db.url);
+    const applied = JSON.stringify(await appliedMigrations(db));
+    const expected = JSON.stringify(await expectedApplied(committed.slice(0, n)));
+    if (applied !== expected) throw new Error(`expected the migrations ${expected} applied, found ${applied}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -1,20 +1,29 @@
-// The upgrade test for every migration from 000008 on, written once: for each
-// level L from 7 (the first with the stable SQL API of docs/sql-api.md) to the
-// latest committed level - 1, a database is built at level L and put in use
-// through the level-L API exactly as a level-L client would (positional calls,
-// submit and approve by two different database logins), with
+// The upgrade test for every migration from 000008 on, written once. One
+// database per write fence climbs the levels the way a long-lived deployment
+// does: built at level 7 (the first with the stable SQL API of
+// docs/sql-api.md), and at each level L up to the latest committed level - 1
+// it is put in use through the level-L API exactly as a level-L client would
+// (positional calls, submit and approve by two different database logins):
 //   * a target community fenced, its post-fence key chunks appended and the
 //     destructive manifest frozen (its executor stopped before mark_drained),
 //   * a community deleted completely (a tombstone, retention_pending), and
 //   * a bystander in use;
-// then it is upgraded the way a deployment does it (the remaining committed
-// migrations, then current.sql) and the CLI of today finishes the target's
-// deletion. Nothing in flight may be lost, no guard may lapse on either side
-// of the upgrade, and the bystander stays byte-identical. Each level runs
-// twice: with the write fence its migrations installed (native where the
-// library is installed) and with the PL/pgSQL fallback. A new migration is
-// covered as soon as it is committed (latestLevel()); until then this file
-// already tests the upgrade through current.sql.
+// then migration L+1 is applied by graphile-migrate. After every migration,
+// every scene of every earlier level must still be intact: nothing in flight
+// lost, the bystanders' rows unchanged. At the top (current.sql applied too)
+// the catalog must equal a freshly migrated one, every guard of every scene
+// must hold, and one real CLI drain finishes every level's fenced deletion
+// while every bystander stays byte-identical. So a deletion left in flight at
+// level L is carried across every later migration, next to deletions left at
+// other levels, as on a real deployment. The climb runs twice: with the write
+// fence its migrations installed (native where the library is installed) and
+// with the PL/pgSQL fallback. A new migration is covered as soon as it is
+// committed (latestLevel()); until then this file already tests the upgrade
+// through current.sql.
+//
+// One database per fence rather than one per level keeps the cost linear in
+// the number of migrations (each is applied once per fence, not once per
+// level below it).
 //
 // At level L only level-L SQL is used; the SQL fixtures of db/tests follow the
 // latest layout and are loaded for good only after the upgrade.
@@ -32,7 +41,7 @@ import {
 } from '../helpers/e2e.js';
 import {
   appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, connectAs, databaseAtLatest, databaseAtLevel, dropLevelTemplates,
-  ensureLoginRole, latestLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf,
+  ensureLoginRole, latestLevel, migrateToLevel, root, runSqlFile, seedCommunityRows, seedStorageAndCache, snapshotDifference, sqlStateOf,
   onOldColumns, upgradeToLatest,
 } from '../helpers/upgrade.js';
 
@@ -64,12 +73,11 @@ t.teardown(async () => {
 await ensureLoginRole(REQUESTER, ['community_deletion_operator']);
 await ensureLoginRole(APPROVER, ['community_deletion_operator']);
 
-t.ok(levels.length > 0 && levels.at(-1) === latest - 1, `level(s) ${levels.join(', ')} each upgraded to level ${latest}`);
-for (const level of levels) {
-  t.test(`from level ${level}`, (t) => inFlightDeletionsSurviveUpgrade(t, level, 'as migrated'));
-  // A server without the native fence library runs the PL/pgSQL fence; the upgrade must keep it working too.
-  t.test(`from level ${level} with the PL/pgSQL write fence`, (t) => inFlightDeletionsSurviveUpgrade(t, level, 'plpgsql'));
-}
+t.ok(levels.length > 0 && levels.at(-1) === latest - 1, `level(s) ${levels.join(', ')} each put in use, then carried to level ${latest}`);
+t.test(`levels ${FIRST_STABLE_API_LEVEL}..${latest} in one database`, (t) => inFlightDeletionsSurviveEveryUpgrade(t, 'as migrated'));
+// A server without the native fence library runs the PL/pgSQL fence; the upgrades must keep it working too.
+t.test(`levels ${FIRST_STABLE_API_LEVEL}..${latest} in one database with the PL/pgSQL write fence`,
+  (t) => inFlightDeletionsSurviveEveryUpgrade(t, 'plpgsql'));
 
 // ---- the level-L API ----------------------------------------------------
 
@@ -277,75 +285,106 @@ async function chooseFence(sql: postgres.Sql, fence: FenceChoice): Promise<strin
 }
 
 interface Scene {
+  level: number;
   hosts: { target: string; bystander: string; tombstone: string };
   ids: { target: string; bystander: string; tombstone: string };
   target: Token;
   tombstone: Token;
 }
 
-async function inFlightDeletionsSurviveUpgrade(t: Test, level: number, fence: FenceChoice): Promise<void> {
-  const db = await databaseAtLevel(level);
+/** What a scene held at its own level, before any migration. */
+interface Before {
+  target: ControlPlane;
+  tombstone: ControlPlane;
+  bystander: Fingerprint;
+  bystanderRows: Record<string, Row[]>;
+}
+
+async function inFlightDeletionsSurviveEveryUpgrade(t: Test, fence: FenceChoice): Promise<void> {
+  const db = await databaseAtLevel(FIRST_STABLE_API_LEVEL);
   t.teardown(() => db.drop());
   const sql = db.sql;
   const implementation = await chooseFence(sql, fence);
-  if (fence === 'plpgsql') t.equal(implementation, 'plpgsql', 'the level-L database runs the PL/pgSQL fence');
+  if (fence === 'plpgsql') t.equal(implementation, 'plpgsql', 'the database runs the PL/pgSQL fence');
   const ops: Operators = { requester: connectAs(db.url, REQUESTER), approver: connectAs(db.url, APPROVER) };
   t.teardown(async () => {
     await ops.requester.end();
     await ops.approver.end();
   });
+  const scenes: { scene: Scene; before: Before }[] = [];
 
-  let driven: Scene | undefined;
-  await t.test(`level ${level}: its API takes a deletion to fenced and another to retention_pending`, async (t) => {
-    driven = await driveAtLevel(t, db, ops, level);
-  });
-  if (!driven) {
-    t.fail(`level ${level} could not be put in use`);
-    return;
-  }
-  const scene: Scene = driven;
-  const before = {
-    target: await controlPlaneOf(sql, scene.target.id),
-    tombstone: await controlPlaneOf(sql, scene.tombstone.id),
-    communities: await communitiesOf(sql),
-    bystander: await fingerprintWithoutFixtures(sql, bucket.store, scene.ids.bystander),
-    bystanderRows: await communityRows(sql, scene.ids.bystander),
-  };
-  t.same([before.target.chunks.length, before.target.chunks.filter((c) => c.deleted_at !== null).length], [EXPECTED_CHUNKS, 0],
-    `the fenced request has ${EXPECTED_CHUNKS} key chunks, none stamped`);
-  t.equal(before.target.approvals.length, 1, 'and one approval');
-  t.ok(before.bystander.rows > 0 && before.bystander.versions > 0 && before.bystander.keys > 0, 'the bystander holds rows, objects and keys');
-
-  await t.test(`level ${level}: the guards hold before the upgrade`, (t) => guardsHold(t, db, ops, scene));
-
-  await t.test(`level ${level} -> ${latest}: the upgrade keeps everything in flight`, async (t) => {
-    await upgradeToLatest(db.url);
-    t.same((await appliedMigrations(db)).map((m) => m.filename), (await committedMigrations()).map((f) => `${f.slice(0, 6)}.sql`),
-      'every committed migration is applied');
-    for (const which of ['target', 'tombstone'] as const) {
-      const after = await controlPlaneOf(sql, scene[which].id);
-      t.same(controlPlaneOnOldColumns(before[which], after), before[which], `the ${which} request's row, approval, key chunks and checkpoints are intact`);
+  /** Every scene's control plane, the communities and the bystanders' rows are as they were; the fence keeps its implementation. */
+  const everythingKept = async (t: Test, communities: Row[]): Promise<void> => {
+    for (const { scene, before } of scenes) {
+      for (const which of ['target', 'tombstone'] as const) {
+        const after = await controlPlaneOf(sql, scene[which].id);
+        t.same(controlPlaneOnOldColumns(before[which], after), before[which],
+          `level ${scene.level}'s ${which} request: its row, approval, key chunks and checkpoints are intact`);
+      }
+      t.same(...communityRowsOnOldColumns(before.bystanderRows, await communityRows(sql, scene.ids.bystander)),
+        `level ${scene.level}'s bystander: its rows in every public table are unchanged`);
     }
-    t.same(onOldColumns(before.communities, await communitiesOf(sql)), before.communities, 'public.communities is unchanged');
-    t.same(...communityRowsOnOldColumns(before.bystanderRows, await communityRows(sql, scene.ids.bystander)),
-      "the bystander's rows in every public table are unchanged");
+    t.same(onOldColumns(communities, await communitiesOf(sql)), communities, 'public.communities is unchanged');
     const [kept] = await sql<{ impl: string }[]>`select community_deletion.write_fence_implementation() as impl`;
     t.equal(kept?.impl, implementation, `the write fence keeps its implementation (${implementation})`);
+  };
+
+  for (const level of levels) {
+    let driven: Scene | undefined;
+    await t.test(`level ${level}: its API takes a deletion to fenced and another to retention_pending`, async (t) => {
+      driven = await driveAtLevel(t, db, ops, level);
+    });
+    if (!driven) {
+      t.fail(`level ${level} could not be put in use`);
+      return;
+    }
+    const scene: Scene = driven;
+    const before: Before = {
+      target: await controlPlaneOf(sql, scene.target.id),
+      tombstone: await controlPlaneOf(sql, scene.tombstone.id),
+      bystander: await fingerprintWithoutFixtures(sql, bucket.store, scene.ids.bystander),
+      bystanderRows: await communityRows(sql, scene.ids.bystander),
+    };
+    t.same([before.target.chunks.length, before.target.chunks.filter((c) => c.deleted_at !== null).length], [EXPECTED_CHUNKS, 0],
+      `level ${level}: the fenced request has ${EXPECTED_CHUNKS} key chunks, none stamped`);
+    t.equal(before.target.approvals.length, 1, `level ${level}: and one approval`);
+    t.ok(before.bystander.rows > 0 && before.bystander.versions > 0 && before.bystander.keys > 0,
+      `level ${level}: the bystander holds rows, objects and keys`);
+    await t.test(`level ${level}: the guards hold before any migration`, (t) => guardsHold(t, db, ops, scene));
+    scenes.push({ scene, before });
+
+    const communities = await communitiesOf(sql);
+    const next = level + 1;
+    await t.test(`level ${level} -> ${next}: the migration keeps everything in flight at levels ${FIRST_STABLE_API_LEVEL}..${level}`, async (t) => {
+      await migrateToLevel(db, next); // checks that exactly 000001..next are recorded, with their hashes
+      await everythingKept(t, communities);
+    });
+  }
+
+  await t.test(`level ${latest} and current.sql: everything in flight kept, the catalog of a fresh database, every guard`, async (t) => {
+    const communities = await communitiesOf(sql);
+    await upgradeToLatest(db.url); // the committed migrations are all applied by now: this adds current.sql, if it has content
+    t.same((await appliedMigrations(db)).map((m) => m.filename), (await committedMigrations()).map((f) => `${f.slice(0, 6)}.sql`),
+      'every committed migration is applied');
+    await everythingKept(t, communities);
     t.same(snapshotDifference(await catalogSnapshot(db.url), await freshCatalog(fence)), [],
       'the upgraded catalog equals a freshly migrated one (- upgraded, + fresh)');
+    for (const { scene } of scenes) await t.test(`level ${scene.level}'s guards`, (t) => guardsHold(t, db, ops, scene));
   });
 
-  await t.test(`level ${level} -> ${latest}: the guards still hold`, (t) => guardsHold(t, db, ops, scene));
-
-  await t.test(`level ${level} -> ${latest}: the real CLI finishes the fenced deletion`, async (t) => {
+  await t.test(`level ${latest}: one run of the real CLI finishes the fenced deletion of every level`, async (t) => {
     // The fixtures follow the latest layout: loaded only now, after the upgrade.
     await runSqlFile(db.url, path.join(root, 'db', 'tests', 'fixtures', 'helpers.sql'));
-    // Across the upgrade its S3 objects, Redis keys and row count are identical, its rows are
+    // Across the upgrades its S3 objects, Redis keys and row count are identical, its rows are
     // (on the columns they had at level L, checked above); from here on, byte-identical.
-    const upgraded = await fingerprint(sql, bucket.store, redis, scene.ids.bystander);
-    t.same({ ...upgraded, pg: 'compared on the old columns' }, { ...before.bystander, pg: 'compared on the old columns' },
-      "the upgrade left the bystander's objects, keys and row count as they were");
-    await finishWithCli(t, db, scene, upgraded);
+    const upgraded = new Map<string, Fingerprint>();
+    for (const { scene, before } of scenes) {
+      const print = await fingerprint(sql, bucket.store, redis, scene.ids.bystander);
+      t.same({ ...print, pg: 'compared on the old columns' }, { ...before.bystander, pg: 'compared on the old columns' },
+        `the upgrades left level ${scene.level}'s bystander's objects, keys and row count as they were`);
+      upgraded.set(scene.ids.bystander, print);
+    }
+    await finishWithCli(t, db, scenes.map((s) => s.scene), upgraded);
   });
 }
 
@@ -384,15 +423,16 @@ async function driveAtLevel(t: Test, db: TestDatabase, ops: Operators, level: nu
   await appendChunksAndFreeze(sql, target);
 
   const stages = await sql<{ id: string; stage: string; lease_generation: string }[]>`
-    select id, stage, lease_generation from community_deletion.requests`;
+    select id, stage, lease_generation from community_deletion.requests where id in (${target.id}, ${tombstone.id})`;
   t.same(Object.fromEntries(stages.map((r) => [r.id, [r.stage, String(r.lease_generation)]])), {
     [target.id]: ['fenced', '1'], [tombstone.id]: ['retention_pending', '1'],
   }, 'one request fenced, one complete, each under lease generation 1');
-  const states = await sql<{ id: string; deletion_state: string }[]>`select id, deletion_state from public.communities`;
+  const states = await sql<{ id: string; deletion_state: string }[]>`
+    select id, deletion_state from public.communities where id in (${ids.target}, ${ids.bystander}, ${ids.tombstone})`;
   t.same(Object.fromEntries(states.map((r) => [r.id, r.deletion_state])), {
     [ids.target]: 'fenced', [ids.bystander]: 'active', [ids.tombstone]: 'tombstone',
   }, 'the communities are fenced, active and a tombstone');
-  return { hosts, ids, target, tombstone };
+  return { level, hosts, ids, target, tombstone };
 }
 
 async function guardsHold(t: Test, db: TestDatabase, ops: Operators, scene: Scene): Promise<void> {
@@ -412,32 +452,41 @@ async function guardsHold(t: Test, db: TestDatabase, ops: Operators, scene: Scen
   t.equal(tombstone?.deletion_state, 'tombstone', 'the tombstone stays a tombstone');
 }
 
-async function finishWithCli(t: Test, db: TestDatabase, scene: Scene, bystanderBefore: Fingerprint): Promise<void> {
+/** One `deletions drain` takes every scene's fenced request to the end; every bystander stays byte-identical. */
+async function finishWithCli(t: Test, db: TestDatabase, scenes: readonly Scene[], bystandersBefore: ReadonlyMap<string, Fingerprint>): Promise<void> {
   const { sql } = db;
-  const { target, ids } = scene;
-  await expireLease(sql, target.id); // the level-L executor is gone: its lease ends now, not in an hour
-  const run = await deletions(['run', target.id], cliEnv(db, bucket, { DELETIONS_CHUNK_SIZE: String(CHUNK_SIZE) }));
+  // The level-L executors are gone: their leases end now, not in an hour.
+  for (const { target } of scenes) await expireLease(sql, target.id);
+  const run = await deletions(['drain'], cliEnv(db, bucket, { DELETIONS_CHUNK_SIZE: String(CHUNK_SIZE) }));
   t.equal(run.code, 0, show(run));
-  t.same(run.json?.stages?.map((s: { stage: string }) => s.stage), RUNNABLE_STAGES.slice(RUNNABLE_STAGES.indexOf('fenced')),
-    'the request resumes at fenced and runs every later stage once');
-  const row = await requestRow(sql, target.id);
-  t.equal(row.stage, 'retention_pending', 'the request is complete');
-  t.equal(row.lease_generation, String(Number(target.generation) + 1), 'the new executor held lease generation 2');
-  t.equal(row.lease_owner, null, 'and released its lease');
-  t.equal(row.fence_generation, target.fence, 'under the fence generation of level L');
-  const stamps = (await checkpoints(sql, target.id)).filter((c) => c.stage === 'drained' && c.unit_key.startsWith('chunk:'));
-  t.same([stamps.length, [...new Set(stamps.map((c) => c.lease_generation))]], [EXPECTED_CHUNKS, ['2']],
-    'every key chunk of level L was deleted and stamped by the new executor');
+  t.same([run.json?.claimed, run.json?.completed, run.json?.failed], [scenes.length, scenes.length, 0],
+    `the drain claims and completes the ${scenes.length} fenced requests, and nothing else`);
+  const outcomes = new Map<string, { kind: string; stages?: { stage: string }[] }>(
+    (run.json?.outcomes ?? []).map((o: { request_id: string }) => [o.request_id, o]));
+  for (const { target, ids, level } of scenes) {
+    const outcome = outcomes.get(target.id);
+    t.same([outcome?.kind, outcome?.stages?.map((s) => s.stage)], ['completed', RUNNABLE_STAGES.slice(RUNNABLE_STAGES.indexOf('fenced'))],
+      `level ${level}'s request resumes at fenced and runs every later stage once`);
+    const row = await requestRow(sql, target.id);
+    t.same([row.stage, row.lease_generation, row.lease_owner, row.fence_generation],
+      ['retention_pending', String(Number(target.generation) + 1), null, target.fence],
+      `level ${level}'s request is complete, under lease generation 2 (released) and the fence generation of level ${level}`);
+    const stamps = (await checkpoints(sql, target.id)).filter((c) => c.stage === 'drained' && c.unit_key.startsWith('chunk:'));
+    t.same([stamps.length, [...new Set(stamps.map((c) => c.lease_generation))]], [EXPECTED_CHUNKS, ['2']],
+      `every key chunk of level ${level} was deleted and stamped by the new executor`);
 
-  const after = await fingerprint(sql, bucket.store, redis, ids.target);
-  t.same({ rows: after.rows, versions: after.versions, keys: after.keys }, { rows: 0, versions: 0, keys: 0 },
-    'nothing of the target is left in PostgreSQL, S3 or Redis');
-  t.equal(await redis.get(`buzz:${ids.target}`), 'bare key outside the namespace', 'the bare key outside the namespace survives');
-  const [community] = await sql<{ deletion_state: string; provenance: number }[]>`
-    select c.deletion_state, (select count(*)::int from public.product_feedback f where f.community_id = c.id) as provenance
-      from public.communities c where c.id = ${ids.target}`;
-  t.same(community, { deletion_state: 'tombstone', provenance: 0 }, 'the target is a tombstone and no provenance row points at it');
-  t.same(await fingerprint(sql, bucket.store, redis, ids.bystander), bystanderBefore,
-    'the bystander is byte-identical in all three stores to what it was before the run');
-  t.equal(await applicationWrite(db.url, ids.bystander), 'allowed', 'the bystander is still writable');
+    const after = await fingerprint(sql, bucket.store, redis, ids.target);
+    t.same({ rows: after.rows, versions: after.versions, keys: after.keys }, { rows: 0, versions: 0, keys: 0 },
+      `nothing of level ${level}'s target is left in PostgreSQL, S3 or Redis`);
+    t.equal(await redis.get(`buzz:${ids.target}`), 'bare key outside the namespace', 'the bare key outside the namespace survives');
+    const [community] = await sql<{ deletion_state: string; provenance: number }[]>`
+      select c.deletion_state, (select count(*)::int from public.product_feedback f where f.community_id = c.id) as provenance
+        from public.communities c where c.id = ${ids.target}`;
+    t.same(community, { deletion_state: 'tombstone', provenance: 0 }, `level ${level}'s target is a tombstone and no provenance row points at it`);
+  }
+  for (const { ids, level } of scenes) {
+    t.same(await fingerprint(sql, bucket.store, redis, ids.bystander), bystandersBefore.get(ids.bystander),
+      `level ${level}'s bystander is byte-identical in all three stores to what it was before the run`);
+    t.equal(await applicationWrite(db.url, ids.bystander), 'allowed', `level ${level}'s bystander is still writable`);
+  }
 }
