@@ -5,7 +5,11 @@
 // into dist/cli-<key>.mjs, where <key> is a digest of every file under src/
 // and of tsconfig.json; a bundle whose key matches is run as it is, and any
 // change to them makes the next start build a new one (about a third of a
-// second). Running the bundle costs about half the CPU of loading each
+// second). The bundle is split (esbuild's code splitting): what the sources
+// load with import() — the S3 and Redis clients, graphile-migrate — sits in
+// chunks dist/cli-<key>-<hash>.mjs that only a command using them loads, so
+// a usage error, help or an operator command on PostgreSQL alone does not
+// pay for the AWS SDK. Running the bundle costs about half the CPU of loading each
 // source file through tsx's module hooks (1.0 s instead of 1.85 s a start on
 // this machine's 2 cores), which every operator command and every
 // end-to-end test pays.
@@ -14,6 +18,8 @@
 // code that finds the project from its own file (src/migrate.ts:
 // `path.resolve(dirname(import.meta.url), '..')`) finds the same root.
 // Packages stay external: they load from node_modules as before.
+// The chunks are written first and the entry file last, so an entry file
+// that exists always has its chunks.
 //
 // When the bundle cannot be built or written (esbuild missing, a read-only
 // checkout), the sources run through tsx as before, with one line on stderr.
@@ -28,7 +34,7 @@ const src = path.join(root, 'src');
 const entry = path.join(src, 'cli', 'index.ts');
 const dist = path.join(root, 'dist');
 /** Changes whenever the way bundles are built changes, so an old bundle is never reused. */
-const BUILD_FORMAT = 'esm-node20-external-1';
+const BUILD_FORMAT = 'esm-node20-external-split-2';
 
 function sourceFiles(dir, out = []) {
   for (const item of readdirSync(dir, { withFileTypes: true })) {
@@ -57,10 +63,10 @@ function sourceKey() {
 function removeStaleBundles(keep) {
   const hourAgo = Date.now() - 3600_000;
   for (const name of readdirSync(dist)) {
-    if (!/^cli-[0-9a-f]+\.mjs(\.\d+\.tmp)?$/.test(name) || name === keep) continue;
+    if (!/^cli-[0-9a-f]+(-[0-9A-Za-z]+)?\.mjs(\.\d+\.tmp)?$/.test(name) || name.startsWith(keep)) continue;
     const full = path.join(dist, name);
     try {
-      if (statSync(full).mtimeMs < hourAgo) rmSync(full, { force: true });
+      if (statSync(full).mtimeMs < hourAgo) rmSync(full, { force: true, recursive: true });
     } catch {
       // another start removed it first
     }
@@ -68,27 +74,37 @@ function removeStaleBundles(keep) {
 }
 
 async function bundlePath() {
-  const name = `cli-${sourceKey()}.mjs`;
-  const bundle = path.join(dist, name);
+  const key = `cli-${sourceKey()}`;
+  const bundle = path.join(dist, `${key}.mjs`);
   if (existsSync(bundle)) return bundle;
   const esbuild = await import('esbuild');
   mkdirSync(dist, { recursive: true });
-  // Written under a name of its own, then renamed: starts running at the
-  // same moment never see half a bundle, and the last rename wins.
-  const partial = `${bundle}.${process.pid}.tmp`;
-  await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile: partial,
-    logLevel: 'silent',
-    legalComments: 'none',
-  });
-  renameSync(partial, bundle);
-  removeStaleBundles(name);
+  // Written into a directory of its own, then renamed into dist/ file by
+  // file, the entry last: starts running at the same moment never see half a
+  // bundle, and the last rename wins (the same sources build the same files).
+  const partial = path.join(dist, `${key}.mjs.${process.pid}.tmp`);
+  try {
+    await esbuild.build({
+      entryPoints: { [key]: entry },
+      bundle: true,
+      splitting: true,
+      chunkNames: `${key}-[hash]`,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outdir: partial,
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'silent',
+      legalComments: 'none',
+    });
+    const chunks = readdirSync(partial).filter((name) => name !== `${key}.mjs`);
+    for (const name of chunks) renameSync(path.join(partial, name), path.join(dist, name));
+    renameSync(path.join(partial, `${key}.mjs`), bundle);
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+  removeStaleBundles(key);
   return bundle;
 }
 

@@ -10,7 +10,8 @@ import { enumerateOwnedStorage, type VersionLister } from './inventory.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Cache } from './redis.js';
 import type { StoreIdentity } from './store-identity.js';
-import { MAX_DELETE_BATCH, StorageError, type DeleteOutcome } from './s3.js';
+import type { DeleteOutcome } from './s3.js';
+import { MAX_DELETE_BATCH, StorageError } from './s3-errors.js';
 import type { Taxonomy } from './taxonomy.js';
 
 export type ExecutorMode = 'run' | 'drain' | 'worker';

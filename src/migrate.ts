@@ -10,15 +10,24 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrate as gmMigrate, Logger } from 'graphile-migrate';
 import { connect } from './db.js';
 import { managedMigrationsFolder } from './managed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const stderrLogger = new Logger(() => (level: string, message: string) => {
-  if (level !== 'debug') process.stderr.write(`${message}\n`);
-});
+/**
+ * graphile-migrate's migrate() logging to stderr (debug lines dropped). The
+ * package is loaded only by a migration, not by every start of the CLI.
+ */
+async function graphileMigrate(): Promise<(settings: Omit<Parameters<typeof import('graphile-migrate').migrate>[0], 'logger'>) => Promise<void>> {
+  const { migrate: gmMigrate, Logger } = await import('graphile-migrate');
+  const logger = new Logger(() => (level: string, message: string) => {
+    if (level !== 'debug') process.stderr.write(`${message}\n`);
+  });
+  return async (settings) => {
+    await gmMigrate({ ...settings, logger });
+  };
+}
 
 export interface MigrateResult {
   /** true when the migrating role is not a superuser (managed mode). */
@@ -92,12 +101,12 @@ export async function withManagedPrivileges<T>(databaseUrl: string, work: () => 
 
 export async function migrate(databaseUrl: string): Promise<MigrateResult> {
   const migrationsFolder = path.join(root, 'db', 'migrations');
+  const gmMigrate = await graphileMigrate();
   if (await isSuperuser(databaseUrl)) {
     await gmMigrate({
       connectionString: databaseUrl,
       migrationsFolder,
       manageGraphileMigrateSchema: true,
-      logger: stderrLogger,
     });
     return { managed: false };
   }
@@ -108,7 +117,6 @@ export async function migrate(databaseUrl: string): Promise<MigrateResult> {
         connectionString: databaseUrl,
         migrationsFolder: managed.folder,
         manageGraphileMigrateSchema: true,
-        logger: stderrLogger,
       }),
     );
   } finally {

@@ -6,53 +6,15 @@ import { Redis, ReplyError } from 'ioredis';
 import redisErrors from 'redis-errors';
 import { DEFAULT_TIMEOUTS, type RedisConfig } from './config.js';
 import { NETWORK_ERRNO } from './failures.js';
-import { assertCommunityId } from './taxonomy.js';
+import {
+  SCAN_COUNT, DISCONNECT_MESSAGE, RedisNotEmptyError, RedisScopeError, CacheError, REDIS_TRANSIENT_REPLY_CODES, RedisTimeoutError, escapeGlob, namespacePattern, controlChannel,
+} from './cache-errors.js';
+
+export {
+  SCAN_COUNT, DISCONNECT_MESSAGE, RedisNotEmptyError, RedisScopeError, CacheError, REDIS_TRANSIENT_REPLY_CODES, RedisTimeoutError, escapeGlob, namespacePattern, controlChannel,
+} from './cache-errors.js';
 
 const { AbortError } = redisErrors;
-
-export const SCAN_COUNT = 1000;
-export const DISCONNECT_MESSAGE = '{"op":"DisconnectCommunity"}';
-
-/** The namespace still holds keys (or a scan could not prove it empty). */
-export class RedisNotEmptyError extends Error {
-  override readonly name = 'RedisNotEmptyError';
-  readonly code = 'namespace_not_empty';
-  /** A writer may still be finishing; the proof is repeated (src/failures.ts). */
-  readonly transient = true;
-  readonly sample: readonly string[];
-
-  constructor(communityId: string, sample: readonly string[]) {
-    super(`Redis namespace buzz:${communityId}: still holds keys (e.g. ${sample.slice(0, 3).join(', ')})`);
-    this.sample = sample;
-  }
-}
-
-/** SCAN returned a key outside the requested namespace; nothing was unlinked from that page. */
-export class RedisScopeError extends Error {
-  override readonly name = 'RedisScopeError';
-  readonly code = 'outside_namespace';
-  readonly transient = false;
-}
-
-/** A Redis command failed; `transient` says whether a later attempt may succeed. */
-export class CacheError extends Error {
-  constructor(
-    readonly code: string,
-    readonly transient: boolean,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = transient ? 'TransientCacheError' : 'PermanentCacheError';
-  }
-}
-
-/**
- * Redis reply errors whose code (the first word of the reply, RESP's error
- * prefix) means the server is busy or between roles: retry. Every other
- * reply error (NOAUTH, WRONGPASS, NOPERM, WRONGTYPE, ERR, …) is permanent.
- */
-export const REDIS_TRANSIENT_REPLY_CODES = new Set(['LOADING', 'BUSY', 'TRYAGAIN', 'CLUSTERDOWN', 'MASTERDOWN', 'NOREPLICAS', 'READONLY']);
 
 /**
  * Classify an ioredis failure by the client's error types, never its message:
@@ -106,14 +68,6 @@ export function createRedisClient(config: RedisConfig): Redis {
   return client;
 }
 
-/** A Redis command got no answer within the command timeout (transient). */
-export class RedisTimeoutError extends CacheError {
-  constructor(command: string, ms: number) {
-    super('command_timeout', true, `Redis ${command} got no answer within ${ms / 1000} s (DELETIONS_REDIS_COMMAND_TIMEOUT_SECONDS)`);
-    this.name = 'RedisTimeoutError';
-  }
-}
-
 /** Runs one command under a deadline; the command's own late outcome is ignored. */
 export async function withCommandTimeout<T>(command: string, ms: number, run: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -125,21 +79,6 @@ export async function withCommandTimeout<T>(command: string, ms: number, run: ()
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Escape SCAN glob metacharacters so the id can only match itself. */
-export function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\^-]/g, '\\$&');
-}
-
-export function namespacePattern(communityId: string): string {
-  assertCommunityId(communityId);
-  return `${escapeGlob(`buzz:${communityId}:`)}*`;
-}
-
-export function controlChannel(communityId: string): string {
-  assertCommunityId(communityId);
-  return `buzz:${communityId}:conn-control`;
 }
 
 /** What the executor needs from the cache (RedisCache; fakes in unit tests). */

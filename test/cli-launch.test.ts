@@ -7,7 +7,7 @@
 // through the bundle and through the sources.
 import t, { type Test } from 'tap';
 import { execFile, spawnSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +47,11 @@ async function projectCopy(t: Test): Promise<string> {
   return dir;
 }
 
-const bundles = async (dir: string) => (await readdir(path.join(dir, 'dist'))).filter((n) => n.startsWith('cli-')).sort();
+/** The bundles' entry files (dist/cli-<key>.mjs; their chunks are dist/cli-<key>-<hash>.mjs). */
+const bundles = async (dir: string) => (await readdir(path.join(dir, 'dist'))).filter((n) => /^cli-[0-9a-f]{20}\.mjs$/.test(n)).sort();
+
+/** The files an entry file imports statically (`from "..."`): its chunks and the packages. */
+const staticImports = async (file: string) => [...(await readFile(file, 'utf8')).matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]!);
 const FALLBACK = /running the TypeScript sources directly/;
 
 t.test('the first start builds a bundle, the next reuses it, a change to src/ builds a new one', async (t) => {
@@ -58,7 +62,16 @@ t.test('the first start builds a bundle, the next reuses it, a change to src/ bu
   t.notMatch(first.stderr, FALLBACK, 'no fallback to the sources');
   const built = await bundles(dir);
   t.equal(built.length, 1, `one bundle: ${built.join(', ')}`);
-  t.match(built[0], /^cli-[0-9a-f]{20}\.mjs$/);
+  const key = built[0]!.slice(0, -'.mjs'.length);
+  const imports = await staticImports(path.join(dir, 'dist', built[0]!));
+  const chunks = imports.filter((i) => i.startsWith('./'));
+  t.ok(chunks.length > 0 && chunks.every((c) => c.startsWith(`./${key}-`)), `the entry imports its own chunks: ${chunks.join(', ')}`);
+  // What only some commands use is loaded by them, from chunks: a usage error or a PostgreSQL-only command does not pay for it.
+  t.same(imports.filter((i) => /^(@aws-sdk\/|ioredis$|graphile-migrate$|prom-client$)/.test(i)), [],
+    'the entry file loads neither the S3 nor the Redis client, graphile-migrate or prom-client');
+  const inChunks = (await Promise.all((await readdir(path.join(dir, 'dist'))).filter((n) => n.startsWith(`${key}-`))
+    .map((n) => staticImports(path.join(dir, 'dist', n))))).flat();
+  t.ok(['@aws-sdk/client-s3', 'ioredis'].every((p) => inChunks.includes(p)), 'its chunks do');
 
   const second = run(dir, ['--help']);
   t.equal(second.status, 0, second.stderr);
@@ -82,6 +95,18 @@ t.test('the first start builds a bundle, the next reuses it, a change to src/ bu
   const fourth = run(dir, ['--help']);
   t.equal(fourth.status, 0, fourth.stderr);
   t.equal((await bundles(dir)).length, 3, 'a new bundle after tsconfig.json changed');
+
+  // Bundles of other sources, entry and chunks, are removed by the next build once they are an hour old.
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  for (const name of await readdir(path.join(dir, 'dist'))) await utimes(path.join(dir, 'dist', name), twoHoursAgo, twoHoursAgo);
+  await writeFile(main, `${edited}\n`);
+  const fifth = run(dir, ['--help']);
+  t.equal(fifth.status, 0, fifth.stderr);
+  const left = await bundles(dir);
+  t.equal(left.length, 1, 'only the new bundle is left');
+  const newKey = left[0]!.slice(0, -'.mjs'.length);
+  const strays = (await readdir(path.join(dir, 'dist'))).filter((n) => !n.startsWith(newKey));
+  t.same(strays, [], 'no entry or chunk of an old bundle is left');
 });
 
 t.test('starts racing on a fresh checkout all run, and leave one whole bundle', async (t) => {
@@ -93,7 +118,10 @@ t.test('starts racing on a fresh checkout all run, and leave one whole bundle', 
   }
   const names = await readdir(path.join(dir, 'dist'));
   t.equal(names.filter((n) => n.endsWith('.tmp')).length, 0, `no partial bundle is left: ${names.join(', ')}`);
-  t.equal(names.filter((n) => n.endsWith('.mjs')).length, 1, 'one bundle');
+  const entries = await bundles(dir);
+  t.equal(entries.length, 1, 'one bundle');
+  const chunks = (await staticImports(path.join(dir, 'dist', entries[0]!))).filter((i) => i.startsWith('./'));
+  t.same(chunks.filter((c) => !names.includes(c.slice(2))), [], 'every chunk its entry imports is there');
 });
 
 t.test('no bundle can be written: the sources run through tsx, saying so on stderr', async (t) => {

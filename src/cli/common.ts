@@ -7,8 +7,8 @@ import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
 import { checkConnection, connect } from '../db.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
-import { StorageError, StorageScopeError } from '../s3.js';
-import { CacheError } from '../redis.js';
+import { StorageError, StorageScopeError } from '../s3-errors.js';
+import { CacheError } from '../cache-errors.js';
 import { escapeControl, normalizeJson, writeLogLine } from './format.js';
 
 export class CliError extends Error {

@@ -7,7 +7,7 @@
 // command exits 0 when nothing failed (warnings allowed) and 5 otherwise.
 // Read-only: it writes nothing to any store.
 import type { Argv, CommandModule } from 'yargs';
-import { GetBucketVersioningCommand, HeadBucketCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type postgres from 'postgres';
 import { loadDatabaseUrl, loadRedisConfig, loadS3Config, type S3Config } from '../config.js';
 import { connect } from '../db.js';
@@ -128,8 +128,11 @@ async function checkPostgres(checks: Checks): Promise<void> {
   }
 }
 
-function doctorS3Client(config: S3Config): S3Client {
-  return new S3Client({
+/** The AWS SDK's S3 module: loaded only by a doctor run that gets as far as S3. */
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+
+function doctorS3Client(sdk: S3Sdk, config: S3Config): S3Client {
+  return new sdk.S3Client({
     endpoint: config.endpoint,
     region: config.region,
     forcePathStyle: config.addressingStyle === 'path',
@@ -157,11 +160,12 @@ async function checkS3(checks: Checks): Promise<void> {
   }
   checks.add('s3', 'configured', 'pass',
     `${config.endpoint} bucket ${config.bucket} (${config.addressingStyle}-style, ${config.credentials ? 'static credentials' : 'default credential chain'})`);
-  const client = doctorS3Client(config);
+  const sdk = await import('@aws-sdk/client-s3');
+  const client = doctorS3Client(sdk, config);
   try {
     const bucketOk = await checks.try('s3', 'bucket', async () => {
       try {
-        await client.send(new HeadBucketCommand({ Bucket: config.bucket }));
+        await client.send(new sdk.HeadBucketCommand({ Bucket: config.bucket }));
       } catch (error) {
         const status = httpStatus(error);
         if (status === 404) throw new Error(`bucket ${config.bucket} does not exist at ${config.endpoint} (create it versioned: see the README)`);
@@ -173,7 +177,7 @@ async function checkS3(checks: Checks): Promise<void> {
     });
     if (!bucketOk) return checks.skip('s3', ['versioning', 'list_versions'], 'the bucket is not usable');
     await checks.try('s3', 'versioning', async () => {
-      const v = await client.send(new GetBucketVersioningCommand({ Bucket: config.bucket }));
+      const v = await client.send(new sdk.GetBucketVersioningCommand({ Bucket: config.bucket }));
       if (v.Status === 'Enabled') return { detail: 'Enabled' };
       return {
         status: 'warn',
@@ -183,7 +187,7 @@ async function checkS3(checks: Checks): Promise<void> {
     });
     await checks.try('s3', 'list_versions', async () => {
       for (const prefix of OWNED_PREFIX_ROOTS) {
-        await client.send(new ListObjectVersionsCommand({ Bucket: config.bucket, Prefix: prefix, MaxKeys: 1 }));
+        await client.send(new sdk.ListObjectVersionsCommand({ Bucket: config.bucket, Prefix: prefix, MaxKeys: 1 }));
       }
       return { detail: `ListObjectVersions allowed under ${OWNED_PREFIX_ROOTS.join(', ')}` };
     });

@@ -5,13 +5,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { checkConnection, connect, describeDatabase, type Sql } from '../db.js';
 import { ConfigError, loadRedisConfig, loadS3Config, loadTimeouts, loadTuning, type S3Config, type Timeouts, type Tuning } from '../config.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
-import { createS3Store } from '../s3.js';
-import { createRedisCache } from '../redis.js';
 import { loadTaxonomy } from '../inventory.js';
-import { storeIdentity } from '../store-identity.js';
 import { Executor, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutcome } from '../executor.js';
 import { createLogger, defaultLogFormat, LOG_FORMATS, redactUrl, type LogFormat, type Logger } from '../log.js';
-import { ExecutorMetrics } from '../metrics.js';
 import { CliError, requireDatabaseUrl, run, withEngine } from './common.js';
 import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
@@ -168,6 +164,9 @@ async function buildExecutor(
   // Every S3 request carries the signal of the executor's effect in flight,
   // so shutdown, a lost lease or a step deadline cuts it off.
   let executor: Executor | undefined;
+  const [{ createS3Store }, { createRedisCache }, { storeIdentity }] = await Promise.all([
+    import('../s3.js'), import('../redis.js'), import('../store-identity.js'),
+  ]);
   const store = createS3Store(s3Config, { signal: () => executor?.effectSignal });
   const cache = createRedisCache(redisConfig);
   const taxonomy = await loadTaxonomy(services.engine);
@@ -441,6 +440,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
         const stopper = new Stopper(() => log, shutdownGraceMs(timeouts));
         try {
           const services = await openServices(timeouts);
+          const { ExecutorMetrics } = await import('../metrics.js'); // prom-client: loaded by drain and worker only
           const metrics = new ExecutorMetrics(() => services.engine.queueStatus(), { executor_id: executorId, mode });
           let server: { port: number; close(): Promise<void> } | undefined;
           try {
@@ -515,7 +515,9 @@ export const sweepCommand: CommandModule<object, { cap?: string; 'sample-size': 
       const sampleSize = parseIntegerOption(args['sample-size'], '--sample-size', 0, 100);
       const tuning = loadTuning();
       const sweepCap = cap ?? tuning.sweepCap;
-      const store = createS3Store(loadS3Config());
+      const s3Config = loadS3Config();
+      const { createS3Store } = await import('../s3.js');
+      const store = createS3Store(s3Config);
       try {
         await withEngine('deletions-sweep', async (engine) => {
         const taxonomy = await loadTaxonomy(engine);

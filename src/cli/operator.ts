@@ -3,12 +3,8 @@
 // cannot do itself); every rule lives in the SQL function it calls. The CLI
 // refuses malformed input up front (exit 2, naming the flag; see args.ts)
 // and shows every stored text with its control characters escaped.
-import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import { loadRedisConfig, loadS3Config, loadTuning, type S3Config } from '../config.js';
-import { storeIdentityFromConfig } from '../store-identity.js';
-import { createS3Client, createS3Store } from '../s3.js';
-import { createRedisClient } from '../redis.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../inventory.js';
 import type { EngineClient, Inspection, RequestListRow } from '../engine.js';
 import { CliError, exitCodeFor, run, withEngine, type Output } from './common.js';
@@ -85,6 +81,7 @@ const PREFLIGHT_TIMEOUT_MS = 15_000;
 
 /** HeadBucket with the configured credentials: the bucket exists and answers us. */
 export async function checkBucket(config: S3Config): Promise<void> {
+  const [{ HeadBucketCommand }, { createS3Client }] = await Promise.all([import('@aws-sdk/client-s3'), import('../s3.js')]);
   const client = createS3Client(config, { maxAttempts: 1 });
   try {
     await client.send(new HeadBucketCommand({ Bucket: config.bucket }), { abortSignal: AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS) });
@@ -103,6 +100,7 @@ export async function checkBucket(config: S3Config): Promise<void> {
 
 /** PING on REDIS_URL: the executor will need it, so a request is not created while it is unreachable. */
 export async function checkRedis(url: string): Promise<void> {
+  const { createRedisClient } = await import('../redis.js');
   const client = createRedisClient({ url });
   client.on('error', () => {});
   let timer: NodeJS.Timeout | undefined;
@@ -179,6 +177,7 @@ export const submitCommand: CommandModule<object, SubmitArgs> = {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         // Recorded with the inventory: every executor step must use these stores.
+        const [{ storeIdentityFromConfig }, { createS3Store }] = await Promise.all([import('../store-identity.js'), import('../s3.js')]);
         const stores = storeIdentityFromConfig(s3, redis);
         const store = createS3Store(s3);
         try {

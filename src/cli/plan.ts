@@ -6,13 +6,13 @@
 // of the community's Redis namespace. The storage summary it prints is exactly
 // what community_deletion.freeze_inventory accepts (docs/psql-walkthrough.sql).
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { loadRedisConfig, loadS3Config, loadTuning } from '../config.js';
 import type { PostgresPlan } from '../engine.js';
 import { enumerateOwnedStorage, loadTaxonomy, type VersionLister } from '../inventory.js';
 import type { SizedEntry, StorageSummary } from '../manifest.js';
-import { namespacePattern, SCAN_COUNT } from '../redis.js';
-import { createS3Store, StorageError } from '../s3.js';
+import { namespacePattern, SCAN_COUNT } from '../cache-errors.js';
+import { StorageError } from '../s3-errors.js';
 import { CliError, run, withEngine } from './common.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
@@ -41,6 +41,7 @@ export interface Plan {
 
 /** A Redis client that fails fast instead of reconnecting forever (plan, doctor, seed). */
 export async function connectRedisOnce(url: string, timeoutMs = 5_000): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -109,6 +110,7 @@ export async function buildPlan(host: string, onProgress?: (label: string, n: nu
   const tuning = loadTuning();
   return withEngine('deletions-plan', async (engine) => {
     const pg = await engine.plan(host);
+    const { createS3Store } = await import('../s3.js');
     const store = createS3Store(s3Config);
     let summary: StorageSummary;
     const lister = new CountingLister(store);
