@@ -23,7 +23,14 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 what="${1:-all}"; [ $# -gt 0 ] && shift
 passed=0 failed=0
-log() { printf '%s\n' "$*" >&2; }
+# A phase header ("== ...") carries the seconds since the run started, so a
+# slow CI run shows where its time went.
+log() {
+  case "$*" in
+    "== "*) printf '%s  [+%ss]\n' "$*" "$SECONDS" >&2 ;;
+    *) printf '%s\n' "$*" >&2 ;;
+  esac
+}
 
 template="cd_test_tpl_$$"
 native_fence_tests="${DELETIONS_TEST_NATIVE_FENCE:-require}"

@@ -32,14 +32,20 @@ t.test('the latest level is exactly what the project migration builds', async (t
 
 // Every level from FIRST_STABLE_API_LEVEL on is upgraded, in use, and compared
 // with a fresh build by in-flight-deletions-survive-every-upgrade; the levels
-// before it are upgraded here.
+// before it are upgraded here, empty. An empty level-k database is what
+// migrations 1..k build (each template is the one below it plus one
+// migration, by graphile-migrate), so upgrading level 1 runs, after
+// migration 2, exactly what upgrading any level k > 1 runs after migration
+// k: level 1 (the longest path) and the last level before the stable API
+// cover them all.
 const FIRST_STABLE_API_LEVEL = 7;
+const UPGRADED_HERE = new Set([1, FIRST_STABLE_API_LEVEL - 1]);
 
-t.test('every older level is another schema, and the ones before the stable API upgrade to the latest one', async (t) => {
+t.test('every older level is another schema; level 1 and the last before the stable API upgrade to the latest one', async (t) => {
   for (let level = 1; level < latest; level++) {
     await withDatabase(await databaseAtLevel(level), async (db) => {
       t.not(snapshotDifference(await catalogSnapshot(db.url), reference).length, 0, `level ${level} differs from level ${latest}`);
-      if (level >= FIRST_STABLE_API_LEVEL) return;
+      if (!UPGRADED_HERE.has(level)) return;
       await migrateCommitted(db.url);
       t.same(snapshotDifference(await catalogSnapshot(db.url), reference), [], `level ${level} upgraded (- upgraded, + fresh)`);
     });
