@@ -69,8 +69,10 @@ run_one() {
     if [ -f protocol.pml.trail ]; then
       echo "trail: yes"
       # The counterexample as a story: the EV events of its replay.
-      spin -t "${defs[@]}" protocol.pml 2>/dev/null | sed -n 's/^[[:space:]]*EV //p' >story.txt
-      echo "trail_steps: $(spin -t "${defs[@]}" protocol.pml 2>/dev/null | sed -n 's/^spin: trail ends after \([0-9]*\) steps.*/\1/p')"
+      # One replay gives both.
+      spin -t "${defs[@]}" protocol.pml >replay.txt 2>/dev/null
+      sed -n 's/^[[:space:]]*EV //p' replay.txt >story.txt
+      echo "trail_steps: $(sed -n 's/^spin: trail ends after \([0-9]*\) steps.*/\1/p' replay.txt)"
     fi
   } >result.txt 2>&1
 }

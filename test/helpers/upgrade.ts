@@ -196,8 +196,14 @@ export async function upgradeToLatest(url: string): Promise<void> {
   if (await currentSqlHasContent()) await runGraphileMigrate(['watch', '--once'], root, url);
 }
 
-/** A fresh database built the same way as an upgrade ends: every migration, then current.sql. */
+/**
+ * A fresh database built the same way as an upgrade ends: every migration,
+ * then current.sql — a clone of scripts/test.sh's build of exactly that
+ * (DELETIONS_MIGRATED_TEMPLATE) when it set one.
+ */
 export async function databaseAtLatest(): Promise<TestDatabase> {
+  const shared = process.env.DELETIONS_MIGRATED_TEMPLATE;
+  if (shared) return createTestDatabase({ template: shared });
   const db = await createTestDatabase({ empty: true });
   try {
     await upgradeToLatest(db.url);

@@ -35,7 +35,7 @@ import { enumerateOwnedStorage } from '../../src/inventory.js';
 import { Taxonomy, type TaxonomyRow } from '../../src/taxonomy.js';
 import type { S3Store } from '../../src/s3.js';
 import type { TestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
+import { createTestBucket, type TestBucket } from '../helpers/moto.js';
 import {
   RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, type Fingerprint,
 } from '../helpers/e2e.js';
@@ -58,7 +58,6 @@ const latest = await latestLevel();
 const levels = Array.from({ length: Math.max(0, latest - FIRST_STABLE_API_LEVEL) }, (_, i) => FIRST_STABLE_API_LEVEL + i);
 
 t.teardown(dropLevelTemplates);
-const bucket = await createTestBucket(t);
 const redis = redisClient();
 const seeded: string[] = []; // communities whose Redis keys this file leaves in the shared server
 t.teardown(async () => {
@@ -84,6 +83,11 @@ t.test(`levels ${FIRST_STABLE_API_LEVEL}..${latest} in one database with the PL/
 interface Operators {
   requester: postgres.Sql;
   approver: postgres.Sql;
+  /**
+   * The bucket of this database's deletions: one per climb, so a listing
+   * (moto scans the whole bucket for a prefix) sees only its own climb's objects.
+   */
+  bucket: TestBucket;
 }
 
 interface Request {
@@ -106,7 +110,7 @@ async function submitAndApprove(ops: Operators, host: string): Promise<Request> 
   const [request] = await ops.requester<{ id: string; community_id: string }[]>`
     select id, community_id from community_deletion.submit(${host}, 'carol@ops', 'upgrade test')`;
   const taxonomy = await taxonomyOf(ops.requester);
-  const summary = await enumerateOwnedStorage(bucket.store, taxonomy, request!.community_id, { chunkSize: CHUNK_SIZE });
+  const summary = await enumerateOwnedStorage(ops.bucket.store, taxonomy, request!.community_id, { chunkSize: CHUNK_SIZE });
   await ops.requester`select 1 from community_deletion.freeze_inventory(${request!.id}::uuid, ${ops.requester.json(jsonOf(summary))})`;
   await ops.approver`select 1 from community_deletion.approve(${request!.id}::uuid, 'dave@ops', 'approved before the upgrade')`;
   return { id: request!.id, communityId: request!.community_id };
@@ -126,7 +130,7 @@ async function claimAndFence(sql: postgres.Sql, request: Request, owner: string)
 }
 
 /** The post-fence enumeration into key chunks, then the destructive manifest's freeze. */
-async function appendChunksAndFreeze(sql: postgres.Sql, token: Token): Promise<void> {
+async function appendChunksAndFreeze(sql: postgres.Sql, bucket: TestBucket, token: Token): Promise<void> {
   const { id, owner, generation, fence } = token;
   const summary = await enumerateOwnedStorage(bucket.store, await taxonomyOf(sql), token.communityId, {
     chunkSize: CHUNK_SIZE,
@@ -146,8 +150,8 @@ function stageCall(sql: postgres.Sql, token: Token, fn: string, detail?: postgre
 }
 
 /** Every stage after the fence of a community without objects or keys: no chunks, straight to retention_pending. */
-async function finishEmptyDeletion(sql: postgres.Sql, token: Token): Promise<void> {
-  await appendChunksAndFreeze(sql, token);
+async function finishEmptyDeletion(sql: postgres.Sql, bucket: TestBucket, token: Token): Promise<void> {
+  await appendChunksAndFreeze(sql, bucket, token);
   await stageCall(sql, token, 'mark_drained');
   if ((await stageCall(sql, token, 'next_key_chunk')).length > 0) throw new Error('a community without objects has a key chunk');
   await stageCall(sql, token, 'mark_bindings_removed', { deleted: 0 });
@@ -306,7 +310,8 @@ async function inFlightDeletionsSurviveEveryUpgrade(t: Test, fence: FenceChoice)
   const sql = db.sql;
   const implementation = await chooseFence(sql, fence);
   if (fence === 'plpgsql') t.equal(implementation, 'plpgsql', 'the database runs the PL/pgSQL fence');
-  const ops: Operators = { requester: connectAs(db.url, REQUESTER), approver: connectAs(db.url, APPROVER) };
+  const bucket = await createTestBucket(t);
+  const ops: Operators = { requester: connectAs(db.url, REQUESTER), approver: connectAs(db.url, APPROVER), bucket };
   t.teardown(async () => {
     await ops.requester.end();
     await ops.approver.end();
@@ -384,7 +389,7 @@ async function inFlightDeletionsSurviveEveryUpgrade(t: Test, fence: FenceChoice)
         `the upgrades left level ${scene.level}'s bystander's objects, keys and row count as they were`);
       upgraded.set(scene.ids.bystander, print);
     }
-    await finishWithCli(t, db, scenes.map((s) => s.scene), upgraded);
+    await finishWithCli(t, db, bucket, scenes.map((s) => s.scene), upgraded);
   });
 }
 
@@ -412,15 +417,15 @@ async function driveAtLevel(t: Test, db: TestDatabase, ops: Operators, level: nu
   };
   for (const which of ['target', 'bystander'] as const) {
     seeded.push(ids[which]);
-    await seedStorageAndCache(bucket.store, redis, ids[which], `${tag}:${which}`);
+    await seedStorageAndCache(ops.bucket.store, redis, ids[which], `${tag}:${which}`);
   }
 
   // Deleted completely (no objects, no keys, no chunks).
   const tombstone = await claimAndFence(sql, await submitAndApprove(ops, hosts.tombstone), `level-${level}-executor-1`);
-  await finishEmptyDeletion(sql, tombstone);
+  await finishEmptyDeletion(sql, ops.bucket, tombstone);
   // Fenced with its key chunks and frozen destructive manifest; the executor stops before mark_drained.
   const target = await claimAndFence(sql, await submitAndApprove(ops, hosts.target), `level-${level}-executor-2`);
-  await appendChunksAndFreeze(sql, target);
+  await appendChunksAndFreeze(sql, ops.bucket, target);
 
   const stages = await sql<{ id: string; stage: string; lease_generation: string }[]>`
     select id, stage, lease_generation from community_deletion.requests where id in (${target.id}, ${tombstone.id})`;
@@ -453,7 +458,7 @@ async function guardsHold(t: Test, db: TestDatabase, ops: Operators, scene: Scen
 }
 
 /** One `deletions drain` takes every scene's fenced request to the end; every bystander stays byte-identical. */
-async function finishWithCli(t: Test, db: TestDatabase, scenes: readonly Scene[], bystandersBefore: ReadonlyMap<string, Fingerprint>): Promise<void> {
+async function finishWithCli(t: Test, db: TestDatabase, bucket: TestBucket, scenes: readonly Scene[], bystandersBefore: ReadonlyMap<string, Fingerprint>): Promise<void> {
   const { sql } = db;
   // The level-L executors are gone: their leases end now, not in an hour.
   for (const { target } of scenes) await expireLease(sql, target.id);
