@@ -16,17 +16,15 @@ import { managedMigrationsFolder } from './managed.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * graphile-migrate's migrate() logging to stderr (debug lines dropped). The
- * package is loaded only by a migration, not by every start of the CLI.
+ * graphile-migrate and a logger of it to stderr (debug lines dropped): loaded
+ * by a migration only, not by every start of the CLI.
  */
-async function graphileMigrate(): Promise<(settings: Omit<Parameters<typeof import('graphile-migrate').migrate>[0], 'logger'>) => Promise<void>> {
-  const { migrate: gmMigrate, Logger } = await import('graphile-migrate');
+async function loadGraphileMigrate() {
+  const { migrate, Logger } = await import('graphile-migrate');
   const logger = new Logger(() => (level: string, message: string) => {
     if (level !== 'debug') process.stderr.write(`${message}\n`);
   });
-  return async (settings) => {
-    await gmMigrate({ ...settings, logger });
-  };
+  return { gmMigrate: migrate, logger };
 }
 
 export interface MigrateResult {
@@ -101,12 +99,13 @@ export async function withManagedPrivileges<T>(databaseUrl: string, work: () => 
 
 export async function migrate(databaseUrl: string): Promise<MigrateResult> {
   const migrationsFolder = path.join(root, 'db', 'migrations');
-  const gmMigrate = await graphileMigrate();
+  const { gmMigrate, logger } = await loadGraphileMigrate();
   if (await isSuperuser(databaseUrl)) {
     await gmMigrate({
       connectionString: databaseUrl,
       migrationsFolder,
       manageGraphileMigrateSchema: true,
+      logger,
     });
     return { managed: false };
   }
@@ -117,6 +116,7 @@ export async function migrate(databaseUrl: string): Promise<MigrateResult> {
         connectionString: databaseUrl,
         migrationsFolder: managed.folder,
         manageGraphileMigrateSchema: true,
+        logger,
       }),
     );
   } finally {

@@ -32,12 +32,12 @@ t.test('the latest level is exactly what the project migration builds', async (t
 
 // Every level from FIRST_STABLE_API_LEVEL on is upgraded, in use, and compared
 // with a fresh build by in-flight-deletions-survive-every-upgrade; the levels
-// before it are upgraded here, empty. An empty level-k database is what
-// migrations 1..k build (each template is the one below it plus one
-// migration, by graphile-migrate), so upgrading level 1 runs, after
-// migration 2, exactly what upgrading any level k > 1 runs after migration
-// k: level 1 (the longest path) and the last level before the stable API
-// cover them all.
+// before it are upgraded here, empty. An empty level-k database is exactly
+// what the upgrade of level 1 passes through once it has applied migrations
+// 2..k (each template is the one below it plus one migration, by
+// graphile-migrate), and from there both apply the same migrations k+1..:
+// level 1 (the longest path) and the last level before the stable API
+// cover the levels between them.
 const FIRST_STABLE_API_LEVEL = 7;
 const UPGRADED_HERE = new Set([1, FIRST_STABLE_API_LEVEL - 1]);
 
