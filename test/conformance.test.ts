@@ -48,7 +48,16 @@ const db = await createTestDatabase();
 const sql = db.sql;
 t.teardown(() => db.drop());
 
-await sql`update community_deletion.settings set max_consecutive_failures = ${MAX_FAILURES}, purge_batch_rows = ${PURGE_BATCH_ROWS}`;
+// Time passes only when a command says so ("time passes", "serving lease
+// expires"): every real-time window the model cannot see is far longer than any
+// run, however slow the machine — a retry wait after record_failure (5 s by
+// default; a loaded CI machine once took longer than that between a failure and
+// the next claim, and the claim got a lease the model did not expect), the
+// serving-lease grace and the quiescing cap.
+await sql`update community_deletion.settings
+             set max_consecutive_failures = ${MAX_FAILURES}, purge_batch_rows = ${PURGE_BATCH_ROWS},
+                 retry_base_delay = '1 day', retry_max_delay = '2 days',
+                 serving_lease_grace = '1 hour', serving_lease_quiescing_cap = '1 day'`;
 const [bystanderRow] = await sql<{ id: string }[]>`select tests.seed_community('bystander.conformance.example', 1) as id`;
 const bystanderId = bystanderRow!.id;
 
