@@ -57,7 +57,7 @@ async function claimedDeletion(host: string, communityId: string): Promise<{ req
                      from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)))`;
   await approveAsSecondLogin(exec, requestId, 'bob', 'serving test');
   const [claim] = await exec<{ lease_generation: string }[]>`
-    select lease_generation from community_deletion.claim('executor-1', ${requestId}::uuid, 60)`;
+    select lease_generation from community_deletion.claim('executor-1', ${requestId}::uuid, 3600)`; // the test ends the lease, never the clock
   return { requestId, generation: String(claim!.lease_generation) };
 }
 
