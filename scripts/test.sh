@@ -81,12 +81,14 @@ build_fallback_template() {
 # pgTAP: each file gets its own database cloned from the template, so files
 # may commit, open concurrent sessions (dblink) and run in parallel.
 run_sql_file() {
-  local file="$1" db="cd_test_${$}_$2" out
+  local file="$1" db="cd_test_${$}_$2" out started=$EPOCHREALTIME
   psql_admin -c "create database \"$db\" template \"$template\"" >/dev/null || { echo "not ok - clone for $file"; return; }
   out="$(PGDATABASE="$db" DELETIONS_TEST_DB="$db" pg_prove --verbose --nocolor --ext .sql -d "$db" "$file" 2>&1)"
   local rc=$?
   drop_db "$db"
   printf '%s\n' "$out"
+  # The file's wall time (clone, run, drop), for the slowest-files list.
+  printf '## TIME %s %s\n' "$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$file"
   # A file that died (SQL error, bad plan) without a failing assertion still fails.
   if [ "$rc" -ne 0 ] && ! grep -qE '^\s*not ok [0-9]+' <<<"$out"; then echo "## BROKEN $file (pg_prove exit $rc)"; fi
 }
@@ -117,6 +119,9 @@ run_sql() {
   if [ "$f" -gt 0 ] || [ "$broken" -gt 0 ]; then
     grep -E '^\s*not ok|^## BROKEN|Parse errors|ERROR|# +(Failed|got|expected|have|want|caught|wanted)' "$out" | head -80 >&2
   fi
+  # Where the time went: the slowest files (a CI run must stay well under 30 minutes).
+  log "slowest pgTAP files:"
+  sed -nE 's/^## TIME ([0-9.]+) (.*)$/\1 \2/p' "$out" | sort -rn | head -6 | awk '{ printf "  %6.1f s  %s\n", $1, $2 }' >&2
   log "pgTAP: $p passed, $f failed, $broken broken files"
   passed=$((passed + p)); failed=$((failed + f + broken))
   rm -f "$out"
