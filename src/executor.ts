@@ -75,6 +75,15 @@ export interface ExecutorDeps {
    * a heartbeat never keeps a hung step alive (default 1 h).
    */
   stepTimeoutMs?: number;
+  /**
+   * The longest the executor waits for one SQL call's answer (the CLI: the
+   * sessions' statement_timeout plus PG_ANSWER_MARGIN_MS; unset: no client
+   * bound). PostgreSQL ends a slow statement itself; this bounds a call whose
+   * answer never comes — a stalled network or server — which no server-side
+   * timeout can end. An unanswered call gives the lease up (the heartbeat
+   * stops, the lease expires for a successor) and the run ends lease_lost.
+   */
+  sqlDeadlineMs?: number;
   /** Structured events for logs and metrics (src/cli/execute.ts). */
   events?: (event: ExecutorEvent) => void;
 }
@@ -90,6 +99,24 @@ export type ExecutorEvent =
   | { event: 'lease_lost'; requestId: string; stage: string; error: string };
 
 export const DEFAULT_STEP_TIMEOUT_MS = 3_600_000;
+
+/** What the CLI adds to statement_timeout for the client-side bound on one SQL call (sqlDeadlineMs). */
+export const PG_ANSWER_MARGIN_MS = 10_000;
+
+/**
+ * PostgreSQL did not answer one SQL call within sqlDeadlineMs: the server or
+ * the network stalled (a server that is merely slow ends the statement
+ * itself, with statement_timeout). The executor gives its lease up.
+ */
+export class PostgresStalledError extends Error {
+  override readonly name = 'PostgresStalledError';
+  readonly code = 'pg_no_answer';
+  readonly transient = true;
+
+  constructor(unitKey: string, ms: number) {
+    super(`PostgreSQL did not answer ${unitKey} within ${ms / 1000} s (statement_timeout + margin): the server or the network stalled`);
+  }
+}
 
 /** An external effect made no progress within the step deadline (transient: retried with backoff). */
 export class StepTimeoutError extends Error {
@@ -178,7 +205,7 @@ export class Executor {
     // The server computes lease_until from its own now(), not earlier than
     // this moment: a local deadline measured from here never outlives it.
     const sentAt = this.clock.now();
-    const claimed = await engine.claim({ executorId, requestId: requestId ?? null, leaseSeconds });
+    const claimed = await this.answered('claim', null, () => engine.claim({ executorId, requestId: requestId ?? null, leaseSeconds }));
     if (!claimed) return { kind: 'nothing_claimable' };
     this.d.log(`claimed ${claimed.requestId} at ${claimed.stage} (generation ${claimed.leaseGeneration})`);
     this.emit({ event: 'claim', requestId: claimed.requestId, stage: claimed.stage, leaseGeneration: String(claimed.leaseGeneration) });
@@ -192,7 +219,7 @@ export class Executor {
     let stage = 'unknown';
     try {
       for (;;) {
-        const state = await this.d.engine.leaseState(token);
+        const state = await this.answered('lease_state', lease.signal, () => this.d.engine.leaseState(token));
         stage = state.stage;
         if (stage === 'retention_pending') {
           this.d.log(`${token.requestId} is complete (retention_pending)`);
@@ -322,9 +349,45 @@ export class Executor {
   private async report<T>(unitKey: string, lease: AbortSignal, query: () => Promise<T>): Promise<T> {
     this.checkCancelled(lease);
     try {
-      return await query();
+      return await this.answered(unitKey, lease, query);
     } catch (error) {
+      if (error instanceof Cancelled || error instanceof PostgresStalledError) throw error;
       throw new StepError(unitKey, error);
+    }
+  }
+
+  /**
+   * Waits for one SQL call's answer, but not past a lost lease (the local
+   * deadline passed: no heartbeat got through, so PostgreSQL is not answering
+   * the heartbeat's connection either) nor past sqlDeadlineMs. The call is
+   * then abandoned — its outcome unknown, which is safe: every engine call
+   * verifies the lease in SQL, and a successor reads where things stand from
+   * the rows — and the run ends lease_lost. A shutdown does not abandon SQL
+   * calls (each is bounded by statement_timeout): the run stops after it.
+   */
+  private async answered<T>(unitKey: string, lease: AbortSignal | null, query: () => Promise<T>): Promise<T> {
+    const pending = query();
+    let timer: unknown;
+    let detach = () => {};
+    const given = new Promise<never>((_, reject) => {
+      if (lease) {
+        const onLease = () => reject(lease.reason instanceof Cancelled ? lease.reason : new Cancelled('lease_lost', 'lease lost'));
+        if (lease.aborted) onLease();
+        else {
+          lease.addEventListener('abort', onLease, { once: true });
+          detach = () => lease.removeEventListener('abort', onLease);
+        }
+      }
+      const ms = this.d.sqlDeadlineMs;
+      if (ms !== undefined && ms > 0) timer = this.clock.setTimeout(() => reject(new PostgresStalledError(unitKey, ms)), ms);
+    });
+    try {
+      return await Promise.race([pending, given]);
+    } finally {
+      detach();
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+      // An abandoned call may still settle (or fail) later: nobody waits for it.
+      pending.catch(() => undefined);
     }
   }
 
@@ -355,7 +418,7 @@ export class Executor {
         const deadline = this.clock.now() + this.d.leaseSeconds * 1000;
         for (;;) {
           try {
-            await engine.fence(token);
+            await this.answered('activate_fence', lease, () => engine.fence(token));
             break;
           } catch (error) {
             if (sqlStateOf(error) !== 'DL5D1' || this.clock.now() > deadline) throw new StepError('activate_fence', error);
@@ -417,7 +480,7 @@ export class Executor {
           deleted += outcome.deleted;
           alreadyMissing += outcome.alreadyMissing;
           chunks += 1;
-          const p = await engine.keyChunkProgress(token.requestId);
+          const p = await this.answered(unit, lease, () => engine.keyChunkProgress(token.requestId));
           this.d.progress?.('deleting object versions', p.entriesDeleted, p.entriesTotal);
         }
         await this.report('remove_storage_bindings', lease, () =>
@@ -472,12 +535,13 @@ export class Executor {
     const unitKey = error instanceof StepError ? error.unitKey : `stage:${stage}`;
     if (error instanceof Cancelled && error.reason === 'shutdown') {
       // Clean shutdown: give the lease back without recording a failure.
-      await engine.release(token).catch(() => false);
+      await this.answered('release', null, () => engine.release(token)).catch(() => false);
       this.d.log(`released ${token.requestId} at ${stage} for shutdown`);
       this.emit({ event: 'stopped', requestId: token.requestId, stage });
       return { kind: 'stopped', requestId: token.requestId, stage };
     }
-    if ((error instanceof Cancelled && error.reason === 'lease_lost') || isStaleLease(cause) || lease.aborted) {
+    if ((error instanceof Cancelled && error.reason === 'lease_lost') || isStaleLease(cause) || lease.aborted
+        || cause instanceof PostgresStalledError) {
       const message = cause instanceof Error ? cause.message : String(cause);
       this.d.log(`lost the lease on ${token.requestId} at ${stage}; stopping without further effects: ${message}`);
       this.emit({ event: 'lease_lost', requestId: token.requestId, stage, error: message });
@@ -487,7 +551,7 @@ export class Executor {
     const retryable = classifyFailure(cause).transient;
     try {
       if (retryable) {
-        const result = await engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message });
+        const result = await this.answered('record_failure', null, () => engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message }));
         this.d.log(`${token.requestId} ${stage}/${unitKey} failed (transient${result.blocked ? ', now blocked' : ''}): ${message}`);
         this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: true, blocked: result.blocked, error: message });
         return {
@@ -495,12 +559,16 @@ export class Executor {
           ...(result.next_attempt_at === undefined ? {} : { nextAttemptAt: result.next_attempt_at }),
         };
       }
-      await engine.block(token, { stage: stage as Stage, unitKey, error: message });
+      await this.answered('block', null, () => engine.block(token, { stage: stage as Stage, unitKey, error: message }));
       this.d.log(`${token.requestId} ${stage}/${unitKey} failed permanently, blocked: ${message}`);
       this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: false, blocked: true, error: message });
       return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: true, error: message, retryable };
     } catch (reportError) {
       if (isStaleLease(reportError)) return { kind: 'lease_lost', requestId: token.requestId, stage, error: message };
+      if (reportError instanceof PostgresStalledError) {
+        this.d.log(`could not record the failure of ${token.requestId} at ${stage}; giving the lease up: ${reportError.message}`);
+        return { kind: 'lease_lost', requestId: token.requestId, stage, error: `${message}; then ${reportError.message}` };
+      }
       throw reportError;
     }
   }

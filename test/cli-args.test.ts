@@ -8,7 +8,8 @@ import path from 'node:path';
 import {
   LIMITS, optionalText, parseDuration, parseIntegerOption, refuseRepeatedOptions, requireIdentity, requireText, textOrFile,
 } from '../src/cli/args.js';
-import { CliError } from '../src/cli/common.js';
+import { CliError, exitCodeFor } from '../src/cli/common.js';
+import { PostgresStalledError } from '../src/executor.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { Progress, escapeControl, isoUtc, keyValues, normalizeJson, table, truncate } from '../src/cli/format.js';
 import { listTable, parseDelay, parseNotBefore, progressBar } from '../src/cli/operator.js';
@@ -163,4 +164,11 @@ t.test('a log line is written above the progress bar, which is then redrawn', as
 t.test('inspect\'s progress bar counts object versions', async (t) => {
   t.equal(progressBar(5, 10, 'object versions deleted', 10), '[#####.....] 5/10 object versions deleted');
   t.equal(progressBar(0, 0, 'x', 4), '[....] 0/0 x');
+});
+
+t.test('a database that stopped answering (PostgresStalledError) is the environment: exit 5', async (t) => {
+  const stalled = new PostgresStalledError('claim', 910_000);
+  t.equal(exitCodeFor(stalled), EXIT.config);
+  t.match(stalled.message, /PostgreSQL did not answer claim within 910 s/);
+  t.same([stalled.code, stalled.transient], ['pg_no_answer', true], 'typed and transient: classified by type, never by message');
 });

@@ -413,7 +413,7 @@ interface Run {
   readonly promise: Promise<RunOutcome>;
 }
 
-function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number; stepTimeoutMs?: number } = {}) {
+function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number; stepTimeoutMs?: number; sqlDeadlineMs?: number } = {}) {
   const clock = new ManualClock();
   const world = new World(clock);
   const community = randomUUID();
@@ -442,6 +442,7 @@ function harness(options: { leaseSeconds?: number; heartbeatSeconds?: number; st
     leaseSeconds: options.leaseSeconds ?? 60, heartbeatSeconds: options.heartbeatSeconds ?? 10,
     log: (m) => logs.push(m),
     ...(options.stepTimeoutMs === undefined ? {} : { stepTimeoutMs: options.stepTimeoutMs }),
+    ...(options.sqlDeadlineMs === undefined ? {} : { sqlDeadlineMs: options.sqlDeadlineMs }),
   });
   const start = (): Run => {
     let outcome: RunOutcome | undefined;
@@ -699,6 +700,39 @@ t.test('no heartbeat gets through: the lease is lost at claim send time + leaseS
       t.equal(h.world.count('engine.recordFailure') + h.world.count('engine.block'), 0);
     });
   }
+});
+
+t.test('a SQL call that never answers is abandoned at the local lease deadline when no heartbeat gets through either', async (t) => {
+  const h = harness({ leaseSeconds: 60, heartbeatSeconds: 10 });
+  h.world.every('heartbeat', () => new Promise<never>(() => undefined));
+  h.world.hang('engine.markDrained'); // PostgreSQL stalled: the answer never comes
+  const run = h.start();
+  await h.clock.advance(59_999);
+  t.equal(h.world.count('engine.markDrained'), 1, 'the call was sent');
+  t.notOk(run.settled, 'still waiting 1 ms before the deadline');
+  await h.clock.advance(1);
+  t.ok(run.settled, 'abandoned at claim sent + 60 s');
+  t.match(run.outcome, { kind: 'lease_lost', stage: 'fenced', error: /would have expired/ });
+  const mark = h.world.calls.length;
+  await h.clock.advance(3_600_000);
+  t.same(h.world.labels(mark), [], 'nothing starts afterwards');
+});
+
+t.test('a SQL call that never answers while heartbeats get through: abandoned at sqlDeadlineMs, the lease given up', async (t) => {
+  const h = harness({ leaseSeconds: 60, heartbeatSeconds: 10, sqlDeadlineMs: 910_000 });
+  h.world.hang('engine.markDrained');
+  const run = h.start();
+  await h.clock.advance(909_999);
+  t.notOk(run.settled, 'the lease stays live (heartbeats get through) and the call is waited for until its deadline');
+  const beats = h.world.count('heartbeat');
+  t.ok(beats >= 90, `heartbeats kept the lease (${beats})`);
+  await h.clock.advance(1);
+  t.ok(run.settled, 'abandoned at statement_timeout + margin');
+  t.match(run.outcome, { kind: 'lease_lost', stage: 'fenced', error: /PostgreSQL did not answer serving_writes_drained within 910 s/ });
+  t.equal(h.world.count('engine.recordFailure') + h.world.count('engine.block'), 0, 'nothing is recorded through the stalled database');
+  const mark = h.world.calls.length;
+  await h.clock.advance(3_600_000);
+  t.same(h.world.labels(mark), [], 'no heartbeat after the run ended: the lease expires for a successor');
 });
 
 t.test('a renewal that gets through pushes the deadline to its send time + leaseSeconds', async (t) => {

@@ -141,7 +141,8 @@ export function exitCodeFor(error: unknown): ExitCode {
   const errno = (error as { code?: unknown } | null)?.code;
   if (typeof errno === 'string' && NETWORK_CODES.has(errno)) return EXIT.config;
   const name = (error as { name?: unknown } | null)?.name;
-  if (name === 'MaxRetriesPerRequestError' || name === 'TimeoutError') return EXIT.config;
+  // PostgresStalledError: the database stopped answering (src/executor.ts).
+  if (name === 'MaxRetriesPerRequestError' || name === 'TimeoutError' || name === 'PostgresStalledError') return EXIT.config;
   return EXIT.internal;
 }
 

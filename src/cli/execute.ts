@@ -6,7 +6,7 @@ import { checkConnection, connect, describeDatabase, type Sql } from '../db.js';
 import { ConfigError, loadRedisConfig, loadS3Config, loadTimeouts, loadTuning, type S3Config, type Timeouts, type Tuning } from '../config.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
 import { loadTaxonomy } from '../inventory.js';
-import { Executor, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutcome } from '../executor.js';
+import { Executor, PG_ANSWER_MARGIN_MS, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutcome } from '../executor.js';
 import { createLogger, defaultLogFormat, LOG_FORMATS, redactUrl, type LogFormat, type Logger } from '../log.js';
 import { CliError, requireDatabaseUrl, run, withEngine } from './common.js';
 import { nextStep, requireUuid } from './operator.js';
@@ -185,6 +185,11 @@ async function buildExecutor(
     leaseSeconds: tuning.leaseSeconds,
     heartbeatSeconds: tuning.heartbeatSeconds,
     stepTimeoutMs: timeouts.stepMs,
+    // One SQL call's answer: PostgreSQL ends a slow statement at its
+    // statement_timeout; an answer later than that plus a margin is not
+    // coming (a stalled server or network). With no statement_timeout set
+    // here, the step deadline bounds it.
+    sqlDeadlineMs: timeouts.pgStatementMs > 0 ? timeouts.pgStatementMs + PG_ANSWER_MARGIN_MS : timeouts.stepMs,
     log: (message) => log.info(message),
     events,
     progress: (label, done, total) => progress.update(label, done, total),

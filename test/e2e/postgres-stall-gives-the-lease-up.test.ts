@@ -1,0 +1,92 @@
+// A stalled PostgreSQL cannot hang the executor. A server or network path
+// that stops answering (the connection stays open, nothing comes back) is
+// beyond every server-side timeout — statement_timeout runs on the server,
+// which never sees the call — so the executor bounds each SQL call itself:
+//   * everything stalls (heartbeats too): no heartbeat gets through, the
+//     lease would have expired on the server, and the call in flight is
+//     abandoned at that local deadline;
+//   * only the executor's own connections stall while its heartbeat still
+//     gets through (the lease stays live): the call is abandoned after
+//     statement_timeout + 10 s and the executor stops heartbeating, so the
+//     lease can expire for a successor.
+// Either way the run ends by itself, lease_lost (exit 3), and a successor
+// completes from the checkpoints. The stalls come from a TCP proxy in front
+// of PostgreSQL that swallows the traffic of the chosen connections; the
+// executor is paused at a step boundary (test/helpers/pausing-cli.ts) while
+// the proxy stalls, then let go into its next SQL call. Nothing depends on the
+// machine's speed: each run is waited for with a wide budget, and the
+// successor claims only after the test ended the lease.
+import t, { type Test } from 'tap';
+import { createTestDatabase } from '../helpers/db.js';
+import { createTestBucket } from '../helpers/moto.js';
+import {
+  cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove,
+  type Env,
+} from '../helpers/e2e.js';
+import { startStallProxy } from '../helpers/pg-stall-proxy.js';
+
+const db = await createTestDatabase();
+t.teardown(() => db.drop());
+const bucket = await createTestBucket(t);
+const redis = redisClient();
+t.teardown(() => redis.disconnect());
+const sql = db.sql;
+const env = cliEnv(db, bucket);
+const tag = `stall-${process.pid}`;
+const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);
+const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);
+
+/**
+ * Runs a request through the proxy to the step boundary after `fenced`,
+ * stalls the chosen connections, lets the executor go on and waits (a wide
+ * budget: a hang is a failure, not a timeout of ours) for it to end.
+ */
+async function stalledRun(t: Test, name: string, extra: Env, stalls: (app: string | null) => boolean) {
+  const target = await seedCommunity(sql, bucket.store, redis, `${name}-${tag}.example`);
+  const id = await submitAndApprove(sql, bucket.store, target.host);
+  const proxy = await startStallProxy(t, db.url);
+  const run = startDeletions(['run', id, '--executor-id', `stalled-${name}`], { ...env, DATABASE_URL: proxy.via(db.url), ...extra },
+    { pauseAt: 'after:fenced', timeoutMs: 300_000 });
+  t.equal(await run.paused, 'after:fenced', 'the executor reached the boundary through the proxy');
+  proxy.stall(stalls);
+  t.ok(proxy.connections().some((c) => c.applicationName === 'deletions-executor' && c.stalled), 'the executor\'s connections are stalled');
+  process.kill(run.pid, 'SIGUSR2');
+  const result = await run.done;
+  return { id, target, result, proxy };
+}
+
+/** The request is where the stalled executor left it; a successor (direct connection) completes it once the lease ended. */
+async function successorCompletes(t: Test, id: string) {
+  t.match(await requestRow(sql, id), { stage: 'drained', completed_at: null }, 'nothing past the boundary happened');
+  await expireLease(sql, id);
+  const successor = await deletions(['run', id, '--executor-id', 'successor'], env);
+  t.equal(successor.code, 0, show(successor));
+  t.match(await requestRow(sql, id), { stage: 'retention_pending', lease_generation: '2' }, 'completed at the next lease generation');
+}
+
+t.test('everything stalls: the lease deadline abandons the call in flight', async (t) => {
+  // A 20 s lease renewed every 2 s: the heartbeats stall with the rest, and
+  // 20 s after the last one got through the executor stops waiting.
+  const { id, result } = await stalledRun(t, 'all',
+    { DELETIONS_LEASE_SECONDS: '20', DELETIONS_HEARTBEAT_SECONDS: '2' }, () => true);
+  t.equal(result.code, 3, show(result));
+  t.match(result.json, { kind: 'lease_lost', request_id: id });
+  t.match(result.json.error, /no heartbeat got through before the 20 s lease/, 'the local lease deadline ended it');
+  await successorCompletes(t, id);
+});
+
+t.test('only the executor\'s connections stall: statement_timeout + 10 s, then the lease is given up', async (t) => {
+  // An hour-long lease whose heartbeat keeps getting through: only the
+  // client-side bound on the call (statement_timeout 20 s + 10 s) ends it.
+  const { id, result } = await stalledRun(t, 'work',
+    { DELETIONS_LEASE_SECONDS: '3600', DELETIONS_HEARTBEAT_SECONDS: '2', DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '20' },
+    (app) => app === 'deletions-executor');
+  t.equal(result.code, 3, show(result));
+  t.match(result.json, { kind: 'lease_lost', request_id: id });
+  t.match(result.json.error, /PostgreSQL did not answer \w+ within 30 s/, 'the client-side bound ended it');
+  await successorCompletes(t, id);
+});
+
+t.test('the bystander is untouched', async (t) => {
+  t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore);
+});
