@@ -551,7 +551,7 @@ export class Executor {
     const retryable = classifyFailure(cause).transient;
     try {
       if (retryable) {
-        const result = await this.answered('record_failure', null, () => engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message }));
+        const result = await this.answered('record_failure', lease, () => engine.recordFailure(token, { stage: stage as Stage, unitKey, error: message }));
         this.d.log(`${token.requestId} ${stage}/${unitKey} failed (transient${result.blocked ? ', now blocked' : ''}): ${message}`);
         this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: true, blocked: result.blocked, error: message });
         return {
@@ -559,13 +559,15 @@ export class Executor {
           ...(result.next_attempt_at === undefined ? {} : { nextAttemptAt: result.next_attempt_at }),
         };
       }
-      await this.answered('block', null, () => engine.block(token, { stage: stage as Stage, unitKey, error: message }));
+      await this.answered('block', lease, () => engine.block(token, { stage: stage as Stage, unitKey, error: message }));
       this.d.log(`${token.requestId} ${stage}/${unitKey} failed permanently, blocked: ${message}`);
       this.emit({ event: 'failure', requestId: token.requestId, stage, unitKey, transient: false, blocked: true, error: message });
       return { kind: 'failure_recorded', requestId: token.requestId, stage, blocked: true, error: message, retryable };
     } catch (reportError) {
       if (isStaleLease(reportError)) return { kind: 'lease_lost', requestId: token.requestId, stage, error: message };
-      if (reportError instanceof PostgresStalledError) {
+      // PostgreSQL stopped answering (or the lease was lost) while the
+      // failure was being recorded: nothing more can be said through it.
+      if (reportError instanceof PostgresStalledError || reportError instanceof Cancelled) {
         this.d.log(`could not record the failure of ${token.requestId} at ${stage}; giving the lease up: ${reportError.message}`);
         return { kind: 'lease_lost', requestId: token.requestId, stage, error: `${message}; then ${reportError.message}` };
       }

@@ -735,6 +735,22 @@ t.test('a SQL call that never answers while heartbeats get through: abandoned at
   t.same(h.world.labels(mark), [], 'no heartbeat after the run ended: the lease expires for a successor');
 });
 
+t.test('a transient failure whose recording never answers: abandoned at the lease deadline, lease_lost', async (t) => {
+  const h = harness({ leaseSeconds: 60, heartbeatSeconds: 10, sqlDeadlineMs: 910_000 });
+  h.world.every('heartbeat', () => new Promise<never>(() => undefined));
+  h.world.every('engine.markDrained', () => {
+    throw sqlError('CONNECT_TIMEOUT', 'write CONNECT_TIMEOUT'); // a new connection to the stalled server
+  });
+  h.world.hang('engine.recordFailure');
+  const run = h.start();
+  await h.clock.advance(59_999);
+  t.equal(h.world.count('engine.recordFailure'), 1, 'the failure is being recorded');
+  t.notOk(run.settled);
+  await h.clock.advance(1);
+  t.ok(run.settled, 'not held until sqlDeadlineMs: the lost lease ends the wait');
+  t.match(run.outcome, { kind: 'lease_lost', stage: 'fenced', error: /CONNECT_TIMEOUT.*then .*would have expired/ });
+});
+
 t.test('a renewal that gets through pushes the deadline to its send time + leaseSeconds', async (t) => {
   const h = harness({ leaseSeconds: 60, heartbeatSeconds: 10 });
   let gate: Deferred<void> | undefined;
