@@ -13,6 +13,9 @@ import type { StoreIdentity } from './store-identity.js';
 import type { DeleteOutcome } from './s3.js';
 import { MAX_DELETE_BATCH, StorageError } from './s3-errors.js';
 import type { Taxonomy } from './taxonomy.js';
+import { PostgresStalledError } from './pg-stall.js';
+
+export { PG_ANSWER_MARGIN_MS, PostgresStalledError } from './pg-stall.js';
 
 export type ExecutorMode = 'run' | 'drain' | 'worker';
 
@@ -99,24 +102,6 @@ export type ExecutorEvent =
   | { event: 'lease_lost'; requestId: string; stage: string; error: string };
 
 export const DEFAULT_STEP_TIMEOUT_MS = 3_600_000;
-
-/** What the CLI adds to statement_timeout for the client-side bound on one SQL call (sqlDeadlineMs). */
-export const PG_ANSWER_MARGIN_MS = 10_000;
-
-/**
- * PostgreSQL did not answer one SQL call within sqlDeadlineMs: the server or
- * the network stalled (a server that is merely slow ends the statement
- * itself, with statement_timeout). The executor gives its lease up.
- */
-export class PostgresStalledError extends Error {
-  override readonly name = 'PostgresStalledError';
-  readonly code = 'pg_no_answer';
-  readonly transient = true;
-
-  constructor(unitKey: string, ms: number) {
-    super(`PostgreSQL did not answer ${unitKey} within ${ms / 1000} s (statement_timeout + margin): the server or the network stalled`);
-  }
-}
 
 /** An external effect made no progress within the step deadline (transient: retried with backoff). */
 export class StepTimeoutError extends Error {

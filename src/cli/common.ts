@@ -2,13 +2,14 @@
 // logs on stderr, and the mapping from failures to documented exit codes.
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { sqlStateInfo, sqlStateOf } from '../errors.js';
-import { ConfigError, loadDatabaseUrl } from '../config.js';
+import { ConfigError, loadDatabaseUrl, loadTimeouts } from '../config.js';
 import { TaxonomyError } from '../taxonomy.js';
 import { ManifestError } from '../manifest.js';
 import { checkConnection, connect } from '../db.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
 import { StorageError, StorageScopeError } from '../s3-errors.js';
 import { CacheError } from '../cache-errors.js';
+import { answerBoundMs, answeredWithin } from '../pg-stall.js';
 import { escapeControl, normalizeJson, writeLogLine } from './format.js';
 
 export class CliError extends Error {
@@ -77,16 +78,41 @@ export function requireDatabaseUrl(): string {
  */
 export async function withEngine<T>(applicationName: string, body: (engine: EngineClient) => Promise<T>): Promise<T> {
   const url = requireDatabaseUrl();
-  const sql = connect(url, { max: 1, applicationName });
+  const timeouts = loadTimeouts();
+  const sql = connect(url, { max: 1, applicationName, timeouts });
+  // A database that stops answering after the connection is up (a frozen
+  // server or pooler) cannot hang the command: each call is bounded by
+  // statement_timeout + a margin on this side too (PostgresStalledError, exit 5).
+  const bound = answerBoundMs(timeouts.pgStatementMs);
   try {
     // An unreachable, blackholed or missing database: exit 5, naming it.
-    await checkConnection(sql, url);
-    const engine = new EngineClient(sql);
+    await answeredWithin(checkConnection(sql, url), 'the connection check', bound);
+    const engine = boundedEngine(new EngineClient(sql), bound);
     await engine.assertSchemaVersion();
     return await body(engine);
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * The engine client with every call answered within `ms` (else
+ * PostgresStalledError); ms 0 returns it unchanged. Each EngineClient method
+ * is one engine call, so the bound is per call, however long the command's
+ * other work (an S3 listing between two calls) takes.
+ */
+export function boundedEngine(engine: EngineClient, ms: number): EngineClient {
+  if (!(ms > 0)) return engine;
+  return new Proxy(engine, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || property === 'constructor') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result instanceof Promise ? answeredWithin(result, String(property), ms) : result;
+      };
+    },
+  });
 }
 
 /** Exit code for a database error, by SQLSTATE. */

@@ -87,6 +87,22 @@ t.test('only the executor\'s connections stall: statement_timeout + 10 s, then t
   await successorCompletes(t, id);
 });
 
+t.test('an operator command whose call is never answered ends by itself: exit 5 after statement_timeout + 10 s', async (t) => {
+  const target = await seedCommunity(sql, bucket.store, redis, `inspect-${tag}.example`);
+  const id = await submitAndApprove(sql, bucket.store, target.host);
+  const proxy = await startStallProxy(t, db.url);
+  // The connection is up and the schema-version gate answered; the inspect
+  // call itself is swallowed.
+  proxy.stallOnText('community_deletion.inspect(');
+  const inspected = await deletions(['inspect', id], { ...env, DATABASE_URL: proxy.via(db.url), DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '5' },
+    { timeoutMs: 300_000 });
+  t.equal(inspected.code, 5, show(inspected));
+  t.match(inspected.json, { error: /PostgreSQL did not answer inspect within 15 s/, exit_code: 5 });
+  t.ok(proxy.connections().some((c) => c.stalled), 'the inspect call was stalled');
+  const direct = await deletions(['inspect', id], env);
+  t.equal(direct.code, 0, `the same command answers without the stall: ${show(direct)}`);
+});
+
 t.test('the bystander is untouched', async (t) => {
   t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore);
 });

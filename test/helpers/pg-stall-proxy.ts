@@ -5,7 +5,9 @@
 // TCP keepalive ever ends a call waiting on it. Which connections stall is
 // chosen by the application_name in their startup message (the CLI names its
 // pools deletions-executor and deletions-heartbeat), or all of them, and the
-// choice also applies to connections opened afterwards.
+// choice also applies to connections opened afterwards; or a connection
+// stalls from the moment its client sends a given text (a query naming a
+// function: the connection is up and answering until then).
 import net from 'node:net';
 
 export interface StallProxy {
@@ -13,6 +15,8 @@ export interface StallProxy {
   via(url: string): string;
   /** From now on, swallow the traffic of connections whose application_name `match` accepts (all when omitted). */
   stall(match?: (applicationName: string | null) => boolean): void;
+  /** From now on, a connection stalls when its client sends bytes containing `text` (those bytes are swallowed too). */
+  stallOnText(text: string): void;
   /** The connections so far: application_name (null until the startup message was seen) and whether stalled. */
   connections(): { applicationName: string | null; stalled: boolean }[];
   close(): Promise<void>;
@@ -23,6 +27,7 @@ interface Pair {
   upstream: net.Socket;
   applicationName: string | null;
   head: Buffer;
+  stalledByText: boolean;
 }
 
 /** application_name from the start of a connection's client bytes (an unencrypted StartupMessage), if it is there yet. */
@@ -38,10 +43,11 @@ export async function startStallProxy(t: { teardown(fn: () => unknown): void }, 
   const target = new URL(upstreamUrl);
   const pairs: Pair[] = [];
   let match: ((applicationName: string | null) => boolean) | null = null;
-  const stalled = (p: Pair) => match !== null && match(p.applicationName);
+  let stallText: Buffer | null = null;
+  const stalled = (p: Pair) => p.stalledByText || (match !== null && match(p.applicationName));
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    const pair: Pair = { client, upstream, applicationName: null, head: Buffer.alloc(0) };
+    const pair: Pair = { client, upstream, applicationName: null, head: Buffer.alloc(0), stalledByText: false };
     pairs.push(pair);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -52,6 +58,7 @@ export async function startStallProxy(t: { teardown(fn: () => unknown): void }, 
         pair.head = Buffer.concat([pair.head, chunk]);
         pair.applicationName = applicationNameOf(pair.head);
       }
+      if (stallText !== null && chunk.includes(stallText)) pair.stalledByText = true;
       if (!stalled(pair)) upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
@@ -77,6 +84,9 @@ export async function startStallProxy(t: { teardown(fn: () => unknown): void }, 
     },
     stall(m = () => true) {
       match = m;
+    },
+    stallOnText(text: string) {
+      stallText = Buffer.from(text, 'utf8');
     },
     connections: () => pairs.map((p) => ({ applicationName: p.applicationName, stalled: stalled(p) })),
     close,
