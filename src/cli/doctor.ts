@@ -9,11 +9,12 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type postgres from 'postgres';
-import { loadDatabaseUrl, loadRedisConfig, loadS3Config, type S3Config } from '../config.js';
+import { loadDatabaseUrl, loadRedisConfig, loadS3Config, loadTimeouts, type S3Config } from '../config.js';
 import { connect } from '../db.js';
 import { EngineClient, SCHEMA_VERSION } from '../engine.js';
 import { OWNED_PREFIX_ROOTS } from '../taxonomy.js';
-import { run } from './common.js';
+import { answerBoundMs } from '../pg-stall.js';
+import { boundedEngine, run } from './common.js';
 import { EXIT } from './exit-codes.js';
 import { table } from './format.js';
 import { connectRedisOnce } from './plan.js';
@@ -72,8 +73,11 @@ async function checkPostgres(checks: Checks): Promise<void> {
     return checks.skip('postgres', ['reachable', ...rest], 'DATABASE_URL is not usable');
   }
   checks.add('postgres', 'configured', 'pass', 'DATABASE_URL is set');
-  const sql: postgres.Sql = connect(url, { max: 1, applicationName: 'deletions-doctor' });
-  const engine = new EngineClient(sql);
+  const timeouts = loadTimeouts();
+  const sql: postgres.Sql = connect(url, { max: 1, applicationName: 'deletions-doctor', timeouts });
+  // Each check's call answered within statement_timeout + 10 s: a database
+  // that froze after the connection was up fails the check, not the doctor.
+  const engine = boundedEngine(new EngineClient(sql), answerBoundMs(timeouts.pgStatementMs));
   try {
     const reachable = await checks.try('postgres', 'reachable', async () => {
       const found = await withTimeout(engine.schemaVersion(), 'connecting to PostgreSQL');

@@ -103,6 +103,18 @@ t.test('an operator command whose call is never answered ends by itself: exit 5 
   t.equal(direct.code, 0, `the same command answers without the stall: ${show(direct)}`);
 });
 
+t.test('doctor: a check whose call is never answered fails by itself, the others still report', async (t) => {
+  const proxy = await startStallProxy(t, db.url);
+  proxy.stallOnText('community_deletion.validate_catalog(');
+  const r = await deletions(['doctor'], { ...env, DATABASE_URL: proxy.via(db.url), DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '5' },
+    { timeoutMs: 300_000 });
+  t.equal(r.code, 5, show(r));
+  const checks = (r.json?.checks ?? []) as { service: string; check: string; status: string; detail: string }[];
+  t.match(checks.find((c) => c.service === 'postgres' && c.check === 'catalog'),
+    { status: 'fail', detail: /PostgreSQL did not answer validateCatalog within 15 s/ });
+  t.match(checks.find((c) => c.service === 'postgres' && c.check === 'reachable'), { status: 'pass' }, 'the connection itself was fine');
+});
+
 t.test('the bystander is untouched', async (t) => {
   t.same(await fingerprint(sql, bucket.store, redis, bystander.id), bystanderBefore);
 });
