@@ -15,8 +15,6 @@ import { MAX_DELETE_BATCH, StorageError } from './s3-errors.js';
 import type { Taxonomy } from './taxonomy.js';
 import { PostgresStalledError } from './pg-stall.js';
 
-export { PG_ANSWER_MARGIN_MS, PostgresStalledError } from './pg-stall.js';
-
 export type ExecutorMode = 'run' | 'drain' | 'worker';
 
 /** What the executor needs from object storage (S3Store; fakes in unit tests). */
@@ -79,8 +77,8 @@ export interface ExecutorDeps {
    */
   stepTimeoutMs?: number;
   /**
-   * The longest the executor waits for one SQL call's answer (the CLI: the
-   * sessions' statement_timeout plus PG_ANSWER_MARGIN_MS; unset: no client
+   * The longest the executor waits for one SQL call's answer (the CLI:
+   * answerBoundMs of src/pg-stall.ts, or the step timeout; unset: no client
    * bound). PostgreSQL ends a slow statement itself; this bounds a call whose
    * answer never comes — a stalled network or server — which no server-side
    * timeout can end. An unanswered call gives the lease up (the heartbeat

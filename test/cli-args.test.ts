@@ -9,7 +9,7 @@ import {
   LIMITS, optionalText, parseDuration, parseIntegerOption, refuseRepeatedOptions, requireIdentity, requireText, textOrFile,
 } from '../src/cli/args.js';
 import { CliError, exitCodeFor } from '../src/cli/common.js';
-import { PostgresStalledError } from '../src/executor.js';
+import { PostgresStalledError } from '../src/pg-stall.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { Progress, escapeControl, isoUtc, keyValues, normalizeJson, table, truncate } from '../src/cli/format.js';
 import { listTable, parseDelay, parseNotBefore, progressBar } from '../src/cli/operator.js';

@@ -9,7 +9,7 @@ import { checkConnection, connect } from '../db.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
 import { StorageError, StorageScopeError } from '../s3-errors.js';
 import { CacheError } from '../cache-errors.js';
-import { answerBoundMs, answeredWithin } from '../pg-stall.js';
+import { PostgresStalledError, answerBoundMs, answeredWithin } from '../pg-stall.js';
 import { escapeControl, normalizeJson, writeLogLine } from './format.js';
 
 export class CliError extends Error {
@@ -161,14 +161,15 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof TaxonomyError || error instanceof ManifestError || error instanceof StorageScopeError) return EXIT.safetyRefusal;
   // S3 or Redis failing outside a recorded executor step: the environment.
   if (error instanceof StorageError || error instanceof CacheError) return EXIT.config;
+  // The database stopped answering a call (src/pg-stall.ts): the environment.
+  if (error instanceof PostgresStalledError) return EXIT.config;
   const code = sqlStateOf(error);
   if (code) return exitCodeForSqlState(code);
   if (isS3ServiceError(error)) return EXIT.config;
   const errno = (error as { code?: unknown } | null)?.code;
   if (typeof errno === 'string' && NETWORK_CODES.has(errno)) return EXIT.config;
   const name = (error as { name?: unknown } | null)?.name;
-  // PostgresStalledError: the database stopped answering (src/executor.ts).
-  if (name === 'MaxRetriesPerRequestError' || name === 'TimeoutError' || name === 'PostgresStalledError') return EXIT.config;
+  if (name === 'MaxRetriesPerRequestError' || name === 'TimeoutError') return EXIT.config;
   return EXIT.internal;
 }
 

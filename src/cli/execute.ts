@@ -6,9 +6,10 @@ import { checkConnection, connect, describeDatabase, type Sql } from '../db.js';
 import { ConfigError, loadRedisConfig, loadS3Config, loadTimeouts, loadTuning, type S3Config, type Timeouts, type Tuning } from '../config.js';
 import { EngineClient, SchemaVersionError } from '../engine.js';
 import { loadTaxonomy } from '../inventory.js';
-import { Executor, PG_ANSWER_MARGIN_MS, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutcome } from '../executor.js';
+import { Executor, pollLoop, type ExecutorEvent, type ExecutorMode, type RunOutcome } from '../executor.js';
+import { answerBoundMs, answeredWithin } from '../pg-stall.js';
 import { createLogger, defaultLogFormat, LOG_FORMATS, redactUrl, type LogFormat, type Logger } from '../log.js';
-import { CliError, requireDatabaseUrl, run, withEngine } from './common.js';
+import { CliError, boundedEngine, requireDatabaseUrl, run, withEngine } from './common.js';
 import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
@@ -36,7 +37,10 @@ export function installExecutorHooks(h: ExecutorHooks): void {
 
 interface Services {
   sql: Sql;
+  /** Every call answered within statement_timeout + 10 s (boundedEngine): the gate, pre-claim records, explanations, metrics. */
   engine: EngineClient;
+  /** The same pool unwrapped, for the executor: it bounds each call itself, on its own clock and against its lease. */
+  executorEngine: EngineClient;
   heartbeatEngine: EngineClient;
   close(): Promise<void>;
 }
@@ -173,7 +177,7 @@ async function buildExecutor(
   const progress = new Progress();
   const onBoundary = hooks.onBoundary;
   executor = new Executor({
-    engine: services.engine,
+    engine: services.executorEngine,
     heartbeatEngine: services.heartbeatEngine,
     store,
     cache,
@@ -189,7 +193,7 @@ async function buildExecutor(
     // statement_timeout; an answer later than that plus a margin is not
     // coming (a stalled server or network). With no statement_timeout set
     // here, the step deadline bounds it.
-    sqlDeadlineMs: timeouts.pgStatementMs > 0 ? timeouts.pgStatementMs + PG_ANSWER_MARGIN_MS : timeouts.stepMs,
+    sqlDeadlineMs: answerBoundMs(timeouts.pgStatementMs) || timeouts.stepMs,
     log: (message) => log.info(message),
     events,
     progress: (label, done, total) => progress.update(label, done, total),
@@ -214,13 +218,15 @@ async function openServices(timeouts: Timeouts): Promise<Services> {
   const close = async () => {
     await Promise.all([sql.end({ timeout: 5 }), heartbeatSql.end({ timeout: 5 })]);
   };
+  const bound = answerBoundMs(timeouts.pgStatementMs);
   try {
-    await checkConnection(sql, url);
+    await answeredWithin(checkConnection(sql, url), 'the connection check', bound);
   } catch (error) {
     await close();
     throw error;
   }
-  return { sql, engine: new EngineClient(sql), heartbeatEngine: new EngineClient(heartbeatSql), close };
+  const engine = new EngineClient(sql);
+  return { sql, engine: boundedEngine(engine, bound), executorEngine: engine, heartbeatEngine: new EngineClient(heartbeatSql), close };
 }
 
 function exitFor(outcome: RunOutcome): number {

@@ -103,6 +103,17 @@ t.test('an operator command whose call is never answered ends by itself: exit 5 
   t.equal(direct.code, 0, `the same command answers without the stall: ${show(direct)}`);
 });
 
+t.test('run, outside the executor: explaining a request it could not claim is bounded the same way (exit 5)', async (t) => {
+  const target = await seedCommunity(sql, bucket.store, redis, `unclaimable-${tag}.example`);
+  const [submitted] = await sql<{ id: string }[]>`select id from community_deletion.submit(${target.host}, 'alice', 'not approved yet')`;
+  const proxy = await startStallProxy(t, db.url);
+  proxy.stallOnText('community_deletion.inspect(');
+  const r = await deletions(['run', submitted!.id], { ...env, DATABASE_URL: proxy.via(db.url), DELETIONS_PG_STATEMENT_TIMEOUT_SECONDS: '5' },
+    { timeoutMs: 300_000 });
+  t.equal(r.code, 5, show(r));
+  t.match(r.json, { error: /PostgreSQL did not answer inspect within 15 s/ });
+});
+
 t.test('doctor: a check whose call is never answered fails by itself, the others still report', async (t) => {
   const proxy = await startStallProxy(t, db.url);
   proxy.stallOnText('community_deletion.validate_catalog(');
