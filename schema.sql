@@ -4621,6 +4621,8 @@ declare
   v_totals jsonb;
   v_budget bigint;
   v_target interval;
+  v_rest_ratio numeric;
+  v_started timestamptz := clock_timestamp();
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
@@ -4632,12 +4634,15 @@ begin
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
-  select s.purge_batch_rows, s.purge_batch_target into v_budget, v_target from community_deletion.settings s;
+  select s.purge_batch_rows, s.purge_batch_target, s.purge_batch_rest_ratio into v_budget, v_target, v_rest_ratio
+    from community_deletion.settings s;
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
     v_budget, v_target);
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
   v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
-  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');
+  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows',
+    'rest_ms', case when (v_batch ->> 'done')::boolean then 0
+                    else round(extract(epoch from clock_timestamp() - v_started) * 1000 * v_rest_ratio)::bigint end);
 end;
 $_$;
 
@@ -4648,7 +4653,7 @@ ALTER FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor
 -- Name: FUNCTION purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint); Type: COMMENT; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table; sized by each table''s measured pace to take about settings.purge_batch_target) in its own transaction, resuming from the checkpoints.';
+COMMENT ON FUNCTION community_deletion.purge_postgres_batch(request_id uuid, executor_id text, lease_generation bigint, fence_generation bigint) IS 'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table; sized by each table''s measured pace to take about settings.purge_batch_target) in its own transaction, resuming from the checkpoints; rest_ms tells the executor how long to rest before the next (settings.purge_batch_rest_ratio).';
 
 
 --
@@ -5286,7 +5291,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 22
+  select 23
 $$;
 
 
@@ -6680,11 +6685,13 @@ CREATE TABLE community_deletion.settings (
     purge_batch_rows integer DEFAULT 100000 NOT NULL,
     serving_lease_grace interval DEFAULT '00:02:00'::interval NOT NULL,
     purge_batch_target interval DEFAULT '00:00:00.25'::interval,
+    purge_batch_rest_ratio numeric DEFAULT 0 NOT NULL,
     CONSTRAINT settings_delays_are_ordered CHECK (((retry_base_delay > '00:00:00'::interval) AND (retry_max_delay >= retry_base_delay))),
     CONSTRAINT settings_failures_are_positive CHECK ((max_consecutive_failures > 0)),
     CONSTRAINT settings_grace_is_non_negative CHECK ((approval_grace_period >= '00:00:00'::interval)),
     CONSTRAINT settings_is_singleton CHECK (singleton),
     CONSTRAINT settings_lock_timeout_is_bounded CHECK (((lock_timeout > '00:00:00'::interval) AND (lock_timeout <= '01:00:00'::interval))),
+    CONSTRAINT settings_purge_batch_rest_ratio_is_bounded CHECK (((purge_batch_rest_ratio >= (0)::numeric) AND (purge_batch_rest_ratio <= (10)::numeric))),
     CONSTRAINT settings_purge_batch_rows_is_bounded CHECK (((purge_batch_rows >= 1) AND (purge_batch_rows <= 1000000))),
     CONSTRAINT settings_purge_batch_target_is_bounded CHECK (((purge_batch_target IS NULL) OR ((purge_batch_target >= '00:00:00.001'::interval) AND (purge_batch_target <= '00:01:00'::interval)))),
     CONSTRAINT settings_serving_lease_grace_is_bounded CHECK (((serving_lease_grace >= '00:00:00'::interval) AND (serving_lease_grace <= '01:00:00'::interval))),
@@ -6713,6 +6720,13 @@ COMMENT ON COLUMN community_deletion.settings.serving_lease_grace IS 'How long a
 --
 
 COMMENT ON COLUMN community_deletion.settings.purge_batch_target IS 'How long the rows'' work of one purge batch aims to take (null: the cost budget purge_batch_rows alone). Each table''s pace is measured (a probe of 100 rows first, then at most four times the previous statement) and kept in its checkpoint (us_per_row, last_rows); a batch ends when its time is spent, after at least one row. Batch boundaries depend on it; what is removed and the totals do not.';
+
+
+--
+-- Name: COLUMN settings.purge_batch_rest_ratio; Type: COMMENT; Schema: community_deletion; Owner: postgres
+--
+
+COMMENT ON COLUMN community_deletion.settings.purge_batch_rest_ratio IS 'A throttle for the batched purge: after each batch the executor rests this many times the batch''s own duration before the next (0, the default: no rest; 1: the purge works half the time and takes twice as long). While it rests the purge holds no transaction and no lock; the lease is renewed and the community stays fenced. Between 0 and 10.';
 
 
 --
@@ -11185,4 +11199,4 @@ INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, k
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('media_sidecar', 'owned', '_meta/{community}/', E'^_meta/{community}/[0-9a-f]{64}\\.json$', 'media', 'media sidecar metadata for a blob');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('thumbnail', 'shared', 'thumbs/', '^thumbs/[0-9a-f]{64}$', 'media', 'content-addressed thumbnail');
 INSERT INTO community_deletion.storage_taxonomy (name, scope, prefix_template, key_pattern, writer, description) VALUES ('upload_attribution', 'owned', '_uploads/{community}/', E'^_uploads/{community}/[0-9a-f]{64}\\.json$', 'media', 'upload attribution record');
-INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace, purge_batch_target) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '100000', '00:02:00', '00:00:00.25');
+INSERT INTO community_deletion.settings (singleton, approval_grace_period, max_consecutive_failures, retry_base_delay, retry_max_delay, lock_timeout, serving_lease_quiescing_cap, allow_same_login_approval, purge_batch_rows, serving_lease_grace, purge_batch_target, purge_batch_rest_ratio) VALUES ('true', '00:00:00', '8', '00:00:05', '00:15:00', '00:00:05', '00:10:00', 'false', '100000', '00:02:00', '00:00:00.25', '0');

@@ -12,7 +12,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 22;
+export const SCHEMA_VERSION = 23;
 
 /** community_deletion.installation_report() (docs/managed.md). */
 export interface InstallationReport {
@@ -180,6 +180,11 @@ export interface PurgeBatch {
   purgedRows: number;
   /** Rows the frozen inventory counted (what the approver saw). */
   inventoriedRows: number;
+  /**
+   * Milliseconds to rest before the next batch (settings.purge_batch_rest_ratio
+   * times this batch's duration; 0 once done or when the ratio is 0).
+   */
+  restMs: number;
 }
 
 /** Rows per table over every batch (finish_postgres_purge). */
@@ -533,14 +538,15 @@ export class EngineClient {
    * One bounded batch of the PostgreSQL purge, in its own transaction (at most
    * settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys
    * referencing its table; sized by each table's measured pace to take about
-   * settings.purge_batch_target); call until done, then finishPostgresPurge.
+   * settings.purge_batch_target); call until done, resting restMs between
+   * two, then finishPostgresPurge.
    */
   async purgePostgresBatch(t: LeaseToken, fenceGeneration: string): Promise<PurgeBatch> {
-    const [row] = await this.sql<{ result: { rows: number; done: boolean; purged_rows: number; inventoried_rows: number } }[]>`
+    const [row] = await this.sql<{ result: { rows: number; done: boolean; purged_rows: number; inventoried_rows: number; rest_ms: number } }[]>`
       select community_deletion.purge_postgres_batch(request_id => ${t.requestId}::uuid, executor_id => ${t.executorId},
         lease_generation => ${t.leaseGeneration}::bigint, fence_generation => ${fenceGeneration}::bigint) as result`;
     const r = row!.result;
-    return { rows: Number(r.rows), done: r.done, purgedRows: Number(r.purged_rows), inventoriedRows: Number(r.inventoried_rows) };
+    return { rows: Number(r.rows), done: r.done, purgedRows: Number(r.purged_rows), inventoriedRows: Number(r.inventoried_rows), restMs: Number(r.rest_ms) };
   }
 
   /** After the last batch: every table proven empty, the tombstone, bindings_removed → postgres_purged. */

@@ -378,6 +378,26 @@ export class Executor {
     return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
   }
 
+  /**
+   * Waits ms on the clock between two units of work, cut short by a lost
+   * lease or a shutdown request (then Cancelled, as at any boundary).
+   */
+  private async rest(lease: AbortSignal, ms: number): Promise<void> {
+    this.checkCancelled(lease);
+    let timer: unknown;
+    let wake = () => {};
+    await new Promise<void>((resolve) => {
+      wake = () => resolve();
+      timer = this.clock.setTimeout(wake, ms);
+      lease.addEventListener('abort', wake, { once: true });
+      this.shutdown.signal.addEventListener('abort', wake, { once: true });
+    });
+    this.clock.clearTimeout(timer);
+    lease.removeEventListener('abort', wake);
+    this.shutdown.signal.removeEventListener('abort', wake);
+    this.checkCancelled(lease);
+  }
+
   private async step(token: LeaseToken, stage: Stage, fenceGeneration: string | null, destructiveFrozen: boolean, lease: AbortSignal): Promise<void> {
     const { engine, store, cache, taxonomy } = this.d;
     const prefixes = taxonomy.ownedPrefixes(token.communityId);
@@ -481,6 +501,9 @@ export class Executor {
           this.d.progress?.('purging PostgreSQL rows', result.purgedRows, result.inventoriedRows);
           if (result.done) break;
           await this.d.onBoundary?.(`purge_batch:${batch}`);
+          // The throttle (settings.purge_batch_rest_ratio): SQL says how long
+          // to rest; nothing is held meanwhile but the lease, still renewed.
+          if (result.restMs > 0) await this.rest(lease, result.restMs);
         }
         await this.report('finish_postgres_purge', lease, () => engine.finishPostgresPurge(token, fg));
         return;

@@ -307,6 +307,8 @@ class FakeEngine implements ExecutorEngine {
   /** Batches the fake purge takes before it is done (the real one: ceil(rows / settings.purge_batch_rows)). */
   purgeBatches = 3;
   purgeBatchesRun = 0;
+  /** rest_ms of every batch not done (settings.purge_batch_rest_ratio × the batch's duration in the real one). */
+  purgeRestMs = 0;
 
   async purgePostgresBatch(t: LeaseToken, fg: string) {
     await this.w.enter('engine.purgePostgresBatch');
@@ -315,7 +317,8 @@ class FakeEngine implements ExecutorEngine {
     if (this.w.stage !== 'bindings_removed') throw sqlError('DL4L1', `request is at ${this.w.stage}`);
     this.purgeBatchesRun += 1;
     const done = this.purgeBatchesRun >= this.purgeBatches;
-    return { rows: done ? 0 : 10, done, purgedRows: Math.min(this.purgeBatchesRun, this.purgeBatches - 1) * 10, inventoriedRows: (this.purgeBatches - 1) * 10 };
+    return { rows: done ? 0 : 10, done, purgedRows: Math.min(this.purgeBatchesRun, this.purgeBatches - 1) * 10, inventoriedRows: (this.purgeBatches - 1) * 10,
+      restMs: done ? 0 : this.purgeRestMs };
   }
 
   async finishPostgresPurge(t: LeaseToken, fg: string) {
@@ -928,6 +931,58 @@ t.test('a hung external effect past the step deadline is a transient failure, re
   await settle();
   t.match(run.outcome, { kind: 'failure_recorded', stage: 'drained', retryable: true, error: /step_timeout.*no progress for 30 s/ });
   t.same(h.world.labels(mark).filter((l) => l !== 'heartbeat'), ['engine.recordFailure(drained chunk:0)'], 'recorded on the normal retry path');
+});
+
+t.test('the purge rests between batches as long as SQL says, on the clock; none after the last', async (t) => {
+  const h = harness();
+  h.engine.purgeRestMs = 5_000;
+  const stopAtPurge = h.world.hang('engine.purgePostgresBatch');
+  const run = h.start();
+  await settle();
+  t.equal(h.engine.purgeBatchesRun, 0, 'the first batch is in flight');
+  stopAtPurge.resolve();
+  await settle();
+  t.equal(h.world.count('engine.purgePostgresBatch'), 1, 'one batch ran');
+  await h.clock.advance(4_999);
+  t.equal(h.world.count('engine.purgePostgresBatch'), 1, 'no batch while it rests');
+  await h.clock.advance(1);
+  t.equal(h.world.count('engine.purgePostgresBatch'), 2, 'the next batch once the rest is over');
+  t.equal(h.world.count('engine.finishPostgresPurge'), 0);
+  await h.clock.advance(5_000);
+  t.equal(h.world.count('engine.purgePostgresBatch'), 3, 'the third (done) after another rest');
+  await settle();
+  t.equal(h.world.count('engine.finishPostgresPurge'), 1, 'finished right after the batch that said done: no rest');
+  t.equal(run.outcome?.kind, 'completed');
+});
+
+t.test('a lease lost while the purge rests ends the run at once: no further batch', async (t) => {
+  const h = harness({ heartbeatSeconds: 10 });
+  h.engine.purgeRestMs = 3_600_000;
+  const run = h.start();
+  await settle();
+  t.equal(h.world.count('engine.purgePostgresBatch'), 1, 'resting after the first batch');
+  h.world.every('heartbeat', () => {
+    throw sqlError('DL4L1', 'stale deletion lease');
+  });
+  const mark = h.world.calls.length;
+  await h.clock.advance(10_000);
+  t.ok(run.settled, 'the refused heartbeat ends the rest');
+  t.match(run.outcome, { kind: 'lease_lost', stage: 'bindings_removed' });
+  await h.clock.advance(3_600_000);
+  t.same(h.world.labels(mark), ['heartbeat'], 'no batch, report or release after the loss');
+});
+
+t.test('shutdown while the purge rests stops between batches and releases the lease', async (t) => {
+  const h = harness();
+  h.engine.purgeRestMs = 3_600_000;
+  const run = h.start();
+  await settle();
+  t.equal(h.world.count('engine.purgePostgresBatch'), 1, 'resting after the first batch');
+  const mark = h.world.calls.length;
+  h.executor.requestShutdown();
+  await settle();
+  t.match(run.outcome, { kind: 'stopped', stage: 'bindings_removed' }, 'stopped without waiting out the rest');
+  t.same(h.world.labels(mark), ['engine.release'], 'released, and no further batch');
 });
 
 t.test('shutdown requested between stages stops before the next stage', async (t) => {

@@ -88,7 +88,7 @@ comment on function community_deletion.mark_bindings_removed(uuid, text, bigint,
 comment on function community_deletion.purge_postgres(uuid, text, bigint, bigint) is
   'Bindings_removed stage: the whole PostgreSQL purge and the tombstone in one transaction (grows with the tenant; the executor uses the batched path).';
 comment on function community_deletion.purge_postgres_batch(uuid, text, bigint, bigint) is
-  'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table; sized by each table''s measured pace to take about settings.purge_batch_target) in its own transaction, resuming from the checkpoints.';
+  'Bindings_removed stage: one bounded batch of the purge (at most settings.purge_batch_rows of cost: a row weighs 1 + the foreign keys referencing its table; sized by each table''s measured pace to take about settings.purge_batch_target) in its own transaction, resuming from the checkpoints; rest_ms tells the executor how long to rest before the next (settings.purge_batch_rest_ratio).';
 comment on function community_deletion.finish_postgres_purge(uuid, text, bigint, bigint) is
   'Bindings_removed stage: after the batches, prove every table empty, tombstone the community and move to postgres_purged.';
 comment on function community_deletion.mark_cache_purged(uuid, text, bigint, bigint, jsonb) is
@@ -132,5 +132,7 @@ comment on column community_deletion.settings.purge_batch_rows is
   'The budget of one batch of the PostgreSQL purge (community_deletion.purge_postgres_batch), one short transaction each, as a cost: a row of a scoped table costs 1 + the number of foreign keys referencing that table (deleting a parent row runs one check or ON DELETE action per referencing key), a nulled provenance row 1; so a table nothing references loses up to this many rows per batch, a parent table with k referencing foreign keys this / (1 + k) (at least one). A hard cap (it bounds one batch''s WAL and row locks); purge_batch_target is what usually sizes a batch.';
 comment on column community_deletion.settings.purge_batch_target is
   'How long the rows'' work of one purge batch aims to take (null: the cost budget purge_batch_rows alone). Each table''s pace is measured (a probe of 100 rows first, then at most four times the previous statement) and kept in its checkpoint (us_per_row, last_rows); a batch ends when its time is spent, after at least one row. Batch boundaries depend on it; what is removed and the totals do not.';
+comment on column community_deletion.settings.purge_batch_rest_ratio is
+  'A throttle for the batched purge: after each batch the executor rests this many times the batch''s own duration before the next (0, the default: no rest; 1: the purge works half the time and takes twice as long). While it rests the purge holds no transaction and no lock; the lease is renewed and the community stays fenced. Between 0 and 10.';
 comment on column community_deletion.settings.serving_lease_grace is
   'How long after it expired an unreleased serving-write lease still holds the fence back (its writer may have stalled mid-upload; S3 has no fence).';

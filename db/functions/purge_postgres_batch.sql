@@ -16,7 +16,13 @@
 -- (abort is refused from drained on); a blocked or superseded request is
 -- refused here (DL2B1, DL4L1) and stops between batches.
 -- Returns {"rows": this batch, "done": bool, "purged_rows": total so far,
--- "inventoried_rows": what the frozen inventory counted}.
+-- "inventoried_rows": what the frozen inventory counted, "rest_ms": how long
+-- the executor rests before the next batch}. rest_ms is this call's own
+-- duration times settings.purge_batch_rest_ratio (0 by default: no rest;
+-- 1: the purge works half the time), 0 once done — a throttle for fleets
+-- whose writers feel the purge: the purge takes (1 + ratio) times as long,
+-- holds nothing while it rests (no transaction, no lock; the lease is
+-- renewed, the community stays fenced).
 create or replace function community_deletion.purge_postgres_batch(
   request_id uuid,
   executor_id text,
@@ -41,6 +47,8 @@ declare
   v_totals jsonb;
   v_budget bigint;
   v_target interval;
+  v_rest_ratio numeric;
+  v_started timestamptz := clock_timestamp();
 begin
   perform community_deletion._lock_schema_destruction_shared();
   perform community_deletion.validate_catalog();
@@ -52,11 +60,14 @@ begin
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
-  select s.purge_batch_rows, s.purge_batch_target into v_budget, v_target from community_deletion.settings s;
+  select s.purge_batch_rows, s.purge_batch_target, s.purge_batch_rest_ratio into v_budget, v_target, v_rest_ratio
+    from community_deletion.settings s;
   v_batch := community_deletion._purge_batch(p_request_id, v_request.community_id, 'bindings_removed', p_generation,
     v_budget, v_target);
   perform set_config('community_deletion.read_state_hard_delete', 'off', true);
   v_totals := community_deletion._purge_totals(p_request_id, 'bindings_removed');
-  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows');
+  return v_batch || jsonb_build_object('purged_rows', v_totals -> 'purged_rows', 'inventoried_rows', v_totals -> 'inventoried_rows',
+    'rest_ms', case when (v_batch ->> 'done')::boolean then 0
+                    else round(extract(epoch from clock_timestamp() - v_started) * 1000 * v_rest_ratio)::bigint end);
 end;
 $$;

@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --only fence,deletion,fleet,memory,freeze,purge] [-- --out FILE]
-//                [-- --rows N] [-- --scale N] [-- --batch-rows N] [-- --idle-seconds S]   (purge group)
+//                [-- --rows N] [-- --scale N] [-- --batch-rows N] [-- --rest-ratio R] [-- --idle-seconds S]   (purge group)
 //
 // Issue 7 §3 benchmarks. Every figure is a ratio against a baseline measured
 // in the same run; absolute times are reported, never judged, and nothing here
@@ -120,6 +120,7 @@ const purgeSizes: PurgeSizes = {
   idleSeconds: numberOption('--idle-seconds') ?? sizes.purgeIdleSeconds,
   churnRows: 20_000,
   batchRows: numberOption('--batch-rows') ?? null,
+  restRatio: numberOption('--rest-ratio') ?? null,
 };
 
 const rows: Row[] = [];

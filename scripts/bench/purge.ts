@@ -55,6 +55,8 @@ export interface PurgeSizes {
   churnRows: number;
   /** --batch-rows: community_deletion.settings.purge_batch_rows in the purge group's databases (null: the migrations' default). */
   batchRows: number | null;
+  /** --rest-ratio: community_deletion.settings.purge_batch_rest_ratio in the purge group's databases (null: the default, 0). */
+  restRatio: number | null;
 }
 
 export interface PurgeContext {
@@ -361,6 +363,8 @@ interface SizeResult {
     ms: number;
     stages: unknown;
     purge_batch_rows: number;
+    /** settings.purge_batch_rest_ratio: the executor rests this times each batch's duration before the next. */
+    purge_batch_rest_ratio: number;
     batches: number;
     /** Every batch call: [ms, rows]. */
     batch_calls: [number, number][];
@@ -398,6 +402,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
   const host = `purge-${label}-target.bench`;
   let target = '';
   let batchRows = 0;
+  let restRatio = 0;
   const bystanders: string[] = [];
   const seedStarted = performance.now();
   {
@@ -410,8 +415,11 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         bystanders.push(b!.id);
       }
       if (sizes.batchRows !== null) await sql`update community_deletion.settings set purge_batch_rows = ${sizes.batchRows}`;
-      const [setting] = await sql<{ rows: number }[]>`select purge_batch_rows as rows from community_deletion.settings`;
+      if (sizes.restRatio !== null) await sql`update community_deletion.settings set purge_batch_rest_ratio = ${sizes.restRatio}`;
+      const [setting] = await sql<{ rows: number; rest: string }[]>`
+        select purge_batch_rows as rows, purge_batch_rest_ratio::text as rest from community_deletion.settings`;
       batchRows = setting!.rows;
+      restRatio = Number(setting!.rest);
       await sql`create extension if not exists pgstattuple with schema bench`;
       await sql`select bench.create_churn_table(${sizes.churnRows})`;
       await sql.unsafe('vacuum analyze');
@@ -487,6 +495,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         ms: run.ms,
         stages: run.stages,
         purge_batch_rows: batchRows,
+        purge_batch_rest_ratio: restRatio,
         batches: batches.length,
         batch_calls: batches.map((b) => [Math.round(dur(b) * 10) / 10, b.rows ?? 0]),
         batch_rows_max: Math.max(...batches.map((b) => b.rows ?? 0)),
@@ -506,7 +515,7 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
   }
   await dbs.drop(engineDb);
   const e = engineResult;
-  log(`   ${label}: engine ${(e.ms / 1000).toFixed(1)} s, purge ${(e.purge_ms / 1000).toFixed(1)} s in ${e.batches} batches of ≤ ${n(e.purge_batch_rows)} rows; longest transaction ${ms(e.longest_txn_ms)} (longest batch ${ms(e.longest_batch_ms)}, final ${ms(e.finish_ms)}; sampled ${ms(e.sampled.txn_ms)}, schema lock ${ms(e.sampled.schema_lock_ms)})`);
+  log(`   ${label}: engine ${(e.ms / 1000).toFixed(1)} s, purge ${(e.purge_ms / 1000).toFixed(1)} s in ${e.batches} batches of ≤ ${n(e.purge_batch_rows)} rows${e.purge_batch_rest_ratio > 0 ? ` resting ${e.purge_batch_rest_ratio} × each batch between two` : ''}; longest transaction ${ms(e.longest_txn_ms)} (longest batch ${ms(e.longest_batch_ms)}, final ${ms(e.finish_ms)}; sampled ${ms(e.sampled.txn_ms)}, schema lock ${ms(e.sampled.schema_lock_ms)})`);
   log(`   ${label}: writer idle p50 ${ms(e.writer_idle.p50_ms)} p99 ${ms(e.writer_idle.p99_ms)} (${e.writer_idle.statements}); during the purge p50 ${ms(e.writer_purge.p50_ms)} p99 ${ms(e.writer_purge.p99_ms)} (${e.writer_purge.statements})`);
 
   // --- The naive script ------------------------------------------------------
