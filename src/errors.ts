@@ -42,6 +42,7 @@ export const SQLSTATES = [
   { name: 'isolation_not_supported', code: '25000', retry: 'permanent' },
   { name: 'lock_not_available', code: '55P03', retry: 'retryable' },
   { name: 'insufficient_privilege', code: '42501', retry: 'permanent' },
+  { name: 'check_violation', code: '23514', retry: 'permanent' },
 ] as const satisfies readonly SqlStateInfo[];
 
 export type SqlStateName = (typeof SQLSTATES)[number]['name'];

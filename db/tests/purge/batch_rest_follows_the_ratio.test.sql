@@ -2,11 +2,13 @@
 -- purge_postgres_batch returns rest_ms — its own duration times the ratio,
 -- rounded; 0 when the ratio is 0 and 0 on the batch that reports done (the
 -- executor finishes right away) — and the executor rests that long between
--- batches. The ratio is bounded (0..10, named constraint, 23514), and
--- resting changes nothing of what the purge removes.
+-- batches. The ratio is bounded (0..10, named constraint, 23514), only the
+-- DBA sets it — the executor, operator and application roles cannot (42501:
+-- an executor cannot turn its own throttle off) — and resting changes
+-- nothing of what the purge removes.
 begin;
 \ir ../fixtures/destruction.sql
-select plan(12);
+select plan(15);
 
 select * from tests.dx_fenced_request('target.example', 3) \gset
 select tests.dx_to_bindings_removed(:'request_id', :'owner', :'generation', :'fence_generation', :'community_id');
@@ -26,6 +28,20 @@ select throws_ok('update community_deletion.settings set purge_batch_rest_ratio 
   'a ratio above 10 is refused');
 select throws_ok('update community_deletion.settings set purge_batch_rest_ratio = null', '23502', null,
   'the ratio cannot be null');
+
+update community_deletion.settings set purge_batch_rest_ratio = 2;
+set local role community_deletion_executor;
+select throws_ok('update community_deletion.settings set purge_batch_rest_ratio = 0', '42501', null,
+  'the executor role cannot change the throttle');
+reset role;
+set local role community_deletion_operator;
+select throws_ok('update community_deletion.settings set purge_batch_rest_ratio = 0', '42501', null,
+  'nor can the operator role');
+reset role;
+set local role community_deletion_app;
+select throws_ok('update community_deletion.settings set purge_batch_rest_ratio = 0', '42501', null,
+  'nor the application role');
+reset role;
 
 -- Ratio 10: rest_ms is positive and at most ten times the call's duration as
 -- seen from outside it (clock_timestamp() around the call bounds its own).
