@@ -12,18 +12,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import http from 'node:http';
 import { createTestDatabase, urlAs } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  approverEnv, bin, cliEnv, deletions, redisClient, seedCommunity, show, startDeletions, submitAndApprove, type CliResult, type Env,
+  approverEnv, bin, deletions, e2eStores, seedCommunity, show, startDeletions, submitAndApprove, type CliResult, type Env,
 } from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `badinput-${process.pid}`;
 const host = `target-${tag}.example`;
 await seedCommunity(sql, bucket.store, redis, host, { rows: 1, keys: 1, versions: 1, redisKeys: 1 });

@@ -4,19 +4,14 @@
 // exactly one drain's output); every chunk was deleted and stamped once by one
 // owner (checkpoint chunk:<n> completed, attempts 1, generation 1).
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, fingerprint, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove, type Seeded } from '../helpers/e2e.js';
+import {
+  checkpoints, cliEnv, e2eStores, fingerprint, requestRow, seedCommunity, show, startDeletions, submitAndApprove, type Seeded,
+} from '../helpers/e2e.js';
 
 const REQUESTS = 4;
 const CHUNK_SIZE = 3; // several chunks per request
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
+const { db, sql, bucket, redis } = await e2eStores(t);
 const env = cliEnv(db, bucket, { DELETIONS_CHUNK_SIZE: String(CHUNK_SIZE) });
 const tag = `drains-${process.pid}`;
 

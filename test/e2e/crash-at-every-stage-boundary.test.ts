@@ -7,11 +7,8 @@
 // stage SQL reports and completes. The bystander is byte-identical in all
 // three stores.
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  checkpoints, cliEnv, deletions, fingerprint, killHard, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove,
-  expireLease, victimEnv, type Running,
+  checkpoints, deletions, e2eStores, expireLease, fingerprint, killHard, requestRow, seedCommunity, show, startDeletions, submitAndApprove, victimEnv, type Running,
 } from '../helpers/e2e.js';
 
 // boundary → the stage the request is at when the executor is killed there.
@@ -27,13 +24,7 @@ const BOUNDARIES: [string, string][] = [
   ['after:logically_verified', 'retention_pending'],
 ];
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `boundary-${process.pid}`;
 
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`, { keys: 2 });

@@ -10,22 +10,14 @@
 // Nothing here depends on the machine's speed: the victim's lease is an hour
 // long and is ended by the test (expireLease) only after the process is dead.
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  checkpoints, cliEnv, deletions, expireLease, fingerprint, hex, killHard, putMany, redisClient, requestRow, seedCommunity, show,
-  startDeletions, submitAndApprove, victimEnv,
+  checkpoints, cliEnv, deletions, e2eStores, expireLease, fingerprint, hex, killHard, putMany, requestRow, seedCommunity, show, startDeletions, submitAndApprove, victimEnv,
 } from '../helpers/e2e.js';
 
 const OBJECTS = 9;
 const CHUNK = 4;
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
+const { db, sql, bucket, redis } = await e2eStores(t);
 const env = cliEnv(db, bucket, { DELETIONS_CHUNK_SIZE: String(CHUNK) });
 
 const tag = `chunks-${process.pid}`;

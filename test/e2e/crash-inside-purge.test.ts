@@ -15,22 +15,13 @@
 // by the test (expireLease), the in-batch crash is placed with a lock, and
 // settings.lock_timeout is raised so the held lock cannot time out first.
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  checkpoints, cliEnv, deletions, expireLease, fingerprint, killHard, redisClient, requestRow, seedCommunity, show,
-  startDeletions, submitAndApprove, victimEnv, waitFor,
+  checkpoints, deletions, e2eStores, expireLease, fingerprint, killHard, requestRow, seedCommunity, show, startDeletions, submitAndApprove, victimEnv, waitFor,
 } from '../helpers/e2e.js';
 
 const BATCH = 4;
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 
 const tag = `purge-${process.pid}`;
 const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`, { rows: 3, keys: 1 });

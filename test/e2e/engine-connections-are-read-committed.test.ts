@@ -7,14 +7,11 @@
 import t from 'tap';
 import postgres from 'postgres';
 import { adminSql, createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, submitAndApprove } from '../helpers/e2e.js';
+import {
+  cliEnv, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show, submitAndApprove,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
+const { db, bucket, redis } = await e2eStores(t);
 const tag = `rr-${process.pid}`;
 
 // Seeded and approved first (the test's own pool runs READ COMMITTED).

@@ -5,18 +5,11 @@
 // terminal request is refused (exit 3), and the CLI's JSON output and exit
 // codes hold for usage errors (2), safety refusals (4) and not-runnable (3).
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, fingerprint, keysDigest, redisClient, requestRow, seedCommunity, seedShared, show, approverEnv } from '../helpers/e2e.js';
+  approverEnv, checkpoints, deletions, e2eStores, fingerprint, keysDigest, redisClient, requestRow, RUNNABLE_STAGES, seedCommunity, seedShared, show,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const env = cliEnv(db, bucket);
-const sql = db.sql;
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 
 const tag = `full-${process.pid}`;
 const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`, { rows: 3, keys: 3, versions: 3, redisKeys: 25 });

@@ -6,16 +6,11 @@
 // completes.
 import t from 'tap';
 import postgres from 'postgres';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, deletions, redisClient, requestRow, seedCommunity, show, submitAndApprove } from '../helpers/e2e.js';
+import {
+  checkpoints, cliEnv, deletions, e2eStores, requestRow, seedCommunity, show, submitAndApprove,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
+const { db, sql, bucket, redis } = await e2eStores(t);
 const target = await seedCommunity(sql, bucket.store, redis, `locked-${process.pid}.example`);
 const id = await submitAndApprove(sql, bucket.store, target.host);
 await sql`update community_deletion.settings set lock_timeout = interval '300 milliseconds'`;

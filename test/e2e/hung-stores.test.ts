@@ -9,9 +9,9 @@
 // only clock.
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, deletions, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor } from '../helpers/e2e.js';
+import {
+  checkpoints, cliEnv, deletions, e2eStores, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor,
+} from '../helpers/e2e.js';
 
 /** A TCP listener that accepts every connection and never writes a byte. */
 async function blackhole(t: { teardown(fn: () => unknown): void }): Promise<{ port: number; connections: () => number }> {
@@ -40,12 +40,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
+const { db, sql, bucket, redis } = await e2eStores(t);
 const tag = `hung-${process.pid}`;
 const fast = {
   DELETIONS_S3_CONNECT_TIMEOUT_SECONDS: '2', DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: '2',

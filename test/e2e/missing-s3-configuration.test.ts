@@ -4,17 +4,11 @@
 // `inspect` explains the stranded request. Nothing was touched. After
 // `unblock` and the correct configuration, the run completes.
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, approverEnv } from '../helpers/e2e.js';
+import {
+  approverEnv, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `config-${process.pid}`;
 const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`);
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);

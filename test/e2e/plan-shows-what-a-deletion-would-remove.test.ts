@@ -5,17 +5,11 @@
 // (no request; every store's fingerprint unchanged). Its storage summary is
 // exactly what `submit` freezes. Unknown host → 2; unusable bucket → 5.
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, fingerprint, redisClient, seedCommunity, show } from '../helpers/e2e.js';
+import {
+  deletions, e2eStores, fingerprint, seedCommunity, show,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `plan-${process.pid}`;
 // Per owned prefix: 2 keys × 2 versions, a delete marker each, one more version on key 0 → 5 versions + 2 markers.
 const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`, { rows: 3, keys: 2, versions: 2, redisKeys: 4 });

@@ -17,21 +17,12 @@
 // machine's speed: each run is waited for with a wide budget, and the
 // successor claims only after the test ended the lease.
 import t, { type Test } from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
 import {
-  cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove,
-  type Env,
+  deletions, e2eStores, expireLease, fingerprint, requestRow, seedCommunity, show, startDeletions, submitAndApprove, type Env,
 } from '../helpers/e2e.js';
 import { startStallProxy } from '../helpers/pg-stall-proxy.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `stall-${process.pid}`;
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);
 const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);

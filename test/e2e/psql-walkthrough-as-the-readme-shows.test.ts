@@ -11,18 +11,14 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, adminSql } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, fingerprint, redisClient, root, show, type Env } from '../helpers/e2e.js';
+import {
+  deletions, e2eStores, fingerprint, root, show, type Env,
+} from '../helpers/e2e.js';
 
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('docs/psql-walkthrough.sql'));
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const env = cliEnv(db, bucket);
+const { db, bucket, redis, env } = await e2eStores(t);
 
 // The README's paths are relative to the repository root; plan.json goes to
 // a private directory that links to it, so concurrent runs do not collide.

@@ -5,17 +5,11 @@
 // blocks a deletion; the fleet `sweep` counts it and exits 6.
 import t from 'tap';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, approverEnv } from '../helpers/e2e.js';
+import {
+  approverEnv, checkpoints, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `unknown-${process.pid}`;
 const put = (key: string) => bucket.client.send(new PutObjectCommand({ Bucket: bucket.config.bucket, Key: key, Body: key }));
 

@@ -8,16 +8,11 @@
 // (transient, lock_timeout) and is blocked at the second failure.
 import t from 'tap';
 import postgres from 'postgres';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor } from '../helpers/e2e.js';
+import {
+  cliEnv, e2eStores, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
+const { db, sql, bucket, redis } = await e2eStores(t);
 const tag = `obs-${process.pid}`;
 const secret = `sekrit-${process.pid}-${Date.now()}`;
 const env = cliEnv(db, bucket, { BUZZ_S3_SECRET_KEY: secret });

@@ -4,17 +4,11 @@
 // lease to expire; idle, it exits at once instead of finishing its backoff
 // (an hour long here, so waiting it out would fail the test on any machine).
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
-import { createTestBucket } from '../helpers/moto.js';
-import { checkpoints, cliEnv, deletions, fingerprint, redisClient, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor } from '../helpers/e2e.js';
+import {
+  checkpoints, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor,
+} from '../helpers/e2e.js';
 
-const db = await createTestDatabase();
-t.teardown(() => db.drop());
-const bucket = await createTestBucket(t);
-const redis = redisClient();
-t.teardown(() => redis.disconnect());
-const sql = db.sql;
-const env = cliEnv(db, bucket);
+const { db, sql, bucket, redis, env } = await e2eStores(t);
 const tag = `sigterm-${process.pid}`;
 const target = await seedCommunity(sql, bucket.store, redis, `target-${tag}.example`);
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);

@@ -12,8 +12,8 @@ import type postgres from 'postgres';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { EngineClient } from '../../src/engine.js';
 import type { S3Store } from '../../src/s3.js';
-import { approveAsSecondLogin, APPROVER_LOGIN, urlAs, type TestDatabase } from './db.js';
-import type { TestBucket } from './moto.js';
+import { approveAsSecondLogin, APPROVER_LOGIN, createTestDatabase, urlAs, type TestDatabase } from './db.js';
+import { createTestBucket, type TestBucket, type Teardown } from './moto.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const bin = path.join(root, 'bin', 'deletions');
@@ -175,6 +175,20 @@ export async function killHard(running: Running): Promise<CliResult> {
 
 export function redisClient(): Redis {
   return new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 });
+}
+
+/**
+ * What an end-to-end test file runs against: its own database (cloned from
+ * the test template), its own versioned bucket, a Redis client, and the CLI's
+ * environment for the first two — each torn down when the file ends.
+ */
+export async function e2eStores(t: Teardown): Promise<{ db: TestDatabase; sql: TestDatabase['sql']; bucket: TestBucket; redis: Redis; env: Env }> {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const bucket = await createTestBucket(t);
+  const redis = redisClient();
+  t.teardown(() => redis.disconnect());
+  return { db, sql: db.sql, bucket, redis, env: cliEnv(db, bucket) };
 }
 
 export interface Seeded {

@@ -23,7 +23,7 @@ export interface TestBucket {
   store: S3Store;
 }
 
-interface Teardown {
+export interface Teardown {
   teardown(fn: () => unknown): void;
 }
 
