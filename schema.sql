@@ -570,9 +570,12 @@ ALTER FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p
 --
 
 CREATE FUNCTION community_deletion._community_columns(p_table regclass) RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C"), '{}')
     from pg_catalog.pg_attribute a
    where a.attrelid = p_table and a.attnum > 0 and not a.attisdropped
@@ -580,7 +583,8 @@ CREATE FUNCTION community_deletion._community_columns(p_table regclass) RETURNS 
           or exists (select 1 from pg_catalog.pg_constraint k
                       where k.conrelid = p_table and k.contype = 'f'
                         and k.confrelid = pg_catalog.to_regclass('public.communities')
-                        and a.attnum = any (k.conkey)))
+                        and a.attnum = any (k.conkey))));
+end;
 $$;
 
 
@@ -622,9 +626,12 @@ ALTER FUNCTION community_deletion._describe_store_identity(p_identity jsonb) OWN
 --
 
 CREATE FUNCTION community_deletion._fence_trigger_problems(p_table regclass) RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(p.problem order by p.name), '{}')
     from (select e.name,
                  case when t.oid is null then e.name || ' missing'
@@ -641,7 +648,8 @@ CREATE FUNCTION community_deletion._fence_trigger_problems(p_table regclass) RET
                          ('_010_community_write_fence_truncate', 'community_deletion.tg_scoped_table__refuse_truncate()'))
                    as e(name, fn)
             left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = e.name and not t.tgisinternal) p
-   where p.problem is not null
+   where p.problem is not null);
+end;
 $$;
 
 
@@ -820,9 +828,12 @@ ALTER FUNCTION community_deletion._finish_postgres_purge(p_request community_del
 --
 
 CREATE FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select coalesce(array_agg(
            format('foreign key %s (%s) references %s but no index leads with (%s)',
                   k.conname, k.columns, k.referenced, k.columns)
@@ -843,7 +854,8 @@ CREATE FUNCTION community_deletion._foreign_key_index_problems(p_table regclass)
       where i.indrelid = p_table and i.indisvalid and i.indpred is null
         and i.indnkeyatts >= cardinality(k.conkey)
         and (select array_agg(i.indkey[s] order by i.indkey[s]) from generate_series(0, cardinality(k.conkey) - 1) s)
-            = (select array_agg(x order by x) from unnest(k.conkey) x))
+            = (select array_agg(x order by x) from unnest(k.conkey) x)));
+end;
 $$;
 
 
@@ -889,14 +901,18 @@ ALTER FUNCTION community_deletion._guard_registered_tables() OWNER TO community_
 --
 
 CREATE FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select exists (
     select 1 from pg_catalog.pg_index i
       join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
      where i.indrelid = p_table and a.attname = p_column and not a.attisdropped
-       and i.indisvalid and i.indpred is null)
+       and i.indisvalid and i.indpred is null));
+end;
 $$;
 
 
@@ -924,9 +940,12 @@ ALTER FUNCTION community_deletion._identity_key(p_identity text) OWNER TO commun
 --
 
 CREATE FUNCTION community_deletion._inheritance_role(p_table regclass) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select case
            when c.relkind = 'p' then 'a partitioned table'
            when c.relispartition then 'a partition'
@@ -934,7 +953,8 @@ CREATE FUNCTION community_deletion._inheritance_role(p_table regclass) RETURNS t
            when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
          end
     from pg_catalog.pg_class c
-   where c.oid = p_table
+   where c.oid = p_table);
+end;
 $$;
 
 
@@ -1036,9 +1056,12 @@ ALTER FUNCTION community_deletion._inventory_digest(p_inventory jsonb) OWNER TO 
 --
 
 CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   with recursive domains as (
     -- The domains of p_rel's columns (an array column's element type too),
     -- and the domains those are based on.
@@ -1092,7 +1115,8 @@ CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_even
    where c.always
       or (p.oid is not null
           and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner)));
+end;
 $$;
 
 
@@ -1141,9 +1165,12 @@ ALTER FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix tex
 --
 
 CREATE FUNCTION community_deletion._live_community_tables() RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(l.label order by l.label collate "C"), '{}')
     from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
             from pg_catalog.pg_class c
@@ -1155,7 +1182,8 @@ CREATE FUNCTION community_deletion._live_community_tables() RETURNS text[]
                            where a.attrelid = c.oid and a.attname = 'community_id' and not a.attisdropped)
                   or exists (select 1 from pg_catalog.pg_constraint k
                               where k.conrelid = c.oid and k.contype = 'f'
-                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l
+                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l);
+end;
 $$;
 
 
@@ -1166,9 +1194,12 @@ ALTER FUNCTION community_deletion._live_community_tables() OWNER TO community_de
 --
 
 CREATE FUNCTION community_deletion._live_fenced_tables() RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(f.label order by f.label collate "C"), '{}')
     from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
             from pg_catalog.pg_trigger t
@@ -1186,7 +1217,8 @@ CREATE FUNCTION community_deletion._live_fenced_tables() RETURNS text[]
              and pg_catalog.bool_or((t.tgtype & 16) = 16 and t.tgoldtable = 'fence_old_rows'   -- update
                                     and t.tgnewtable = 'fence_new_rows')
              and pg_catalog.bool_or((t.tgtype & 8) = 8 and t.tgoldtable = 'fence_old_rows')    -- delete
-         ) f
+         ) f);
+end;
 $$;
 
 
@@ -1565,9 +1597,12 @@ ALTER FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_c
 --
 
 CREATE FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) RETURNS text[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select case
            when t.oid is null then array['_020_provenance_guard missing']
            when t.tgfoid <> pg_catalog.to_regprocedure('community_deletion.tg_provenance_table__refuse_inactive_community()')
@@ -1578,7 +1613,8 @@ CREATE FUNCTION community_deletion._provenance_guard_problems(p_table regclass, 
            else '{}'::text[]
          end
     from (select 1) one
-    left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = '_020_provenance_guard' and not t.tgisinternal
+    left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = '_020_provenance_guard' and not t.tgisinternal);
+end;
 $$;
 
 
@@ -2181,9 +2217,12 @@ ALTER FUNCTION community_deletion._restore_community(p_community uuid, p_archive
 --
 
 CREATE FUNCTION community_deletion._row_security_problem(p_rel regclass) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
+begin
+  return (
   select case
            when not c.relrowsecurity then null
            when (select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner') then null
@@ -2193,7 +2232,8 @@ CREATE FUNCTION community_deletion._row_security_problem(p_rel regclass) RETURNS
                 || ')'
          end
     from pg_catalog.pg_class c
-   where c.oid = p_rel
+   where c.oid = p_rel);
+end;
 $$;
 
 
@@ -5291,7 +5331,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 23
+  select 24
 $$;
 
 
@@ -6217,16 +6257,15 @@ begin
     into v_shape
     from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
                  array_remove(array[
-                   case when community_deletion._inheritance_role(x.rel) is not null
-                        then 'it is ' || community_deletion._inheritance_role(x.rel) end,
+                   case when x.inheritance is not null then 'it is ' || x.inheritance end,
                    case when r.kind = 'scoped' and not exists (
                           select 1 from pg_catalog.pg_attribute a
                            where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
                              and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
                         then 'community_id is not uuid not null' end,
-                   case when community_deletion._community_columns(x.rel) <> array[r.community_column]
+                   case when x.columns <> array[r.community_column]
                         then format('the columns holding a community are %s, registered: %s',
-                                    coalesce(nullif(array_to_string(community_deletion._community_columns(x.rel), ', '), ''), 'none'),
+                                    coalesce(nullif(array_to_string(x.columns, ', '), ''), 'none'),
                                     r.community_column) end,
                    case when r.kind = 'provenance' and exists (
                           select 1 from pg_catalog.pg_attribute a
@@ -6240,7 +6279,11 @@ begin
                  || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
                    as problems
             from community_deletion.registered_tables r
-            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+            -- Each computed once per table (offset 0 keeps the planner from
+            -- inlining the subqueries, which evaluates them at every use).
+            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel offset 0) o
+            cross join lateral (select o.rel, community_deletion._inheritance_role(o.rel) as inheritance,
+                                       community_deletion._community_columns(o.rel) as columns offset 0) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) s
    where cardinality(s.problems) > 0;
 

@@ -4,12 +4,16 @@
 -- its function and fire for ordinary sessions (tgenabled 'O' — not disabled,
 -- not REPLICA, not ALWAYS). Their form (statement level, transition tables)
 -- is _live_fenced_tables' rule.
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._fence_trigger_problems(p_table regclass)
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(p.problem order by p.name), '{}')
     from (select e.name,
                  case when t.oid is null then e.name || ' missing'
@@ -26,5 +30,6 @@ as $$
                          ('_010_community_write_fence_truncate', 'community_deletion.tg_scoped_table__refuse_truncate()'))
                    as e(name, fn)
             left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = e.name and not t.tgisinternal) p
-   where p.problem is not null
+   where p.problem is not null);
+end;
 $$;

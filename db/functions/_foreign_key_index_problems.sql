@@ -6,12 +6,16 @@
 -- non-partial index whose leading columns are exactly the key's referencing
 -- columns (in any order) each lookup scans the referencing table, and the
 -- purge turns quadratic in the tenant's size (docs/benchmarks.md).
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._foreign_key_index_problems(p_table regclass)
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select coalesce(array_agg(
            format('foreign key %s (%s) references %s but no index leads with (%s)',
                   k.conname, k.columns, k.referenced, k.columns)
@@ -32,5 +36,6 @@ as $$
       where i.indrelid = p_table and i.indisvalid and i.indpred is null
         and i.indnkeyatts >= cardinality(k.conkey)
         and (select array_agg(i.indkey[s] order by i.indkey[s]) from generate_series(0, cardinality(k.conkey) - 1) s)
-            = (select array_agg(x order by x) from unnest(k.conkey) x))
+            = (select array_agg(x order by x) from unnest(k.conkey) x)));
+end;
 $$;

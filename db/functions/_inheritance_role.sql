@@ -4,12 +4,16 @@
 -- addressed to a partition or child, and a child's rows are read and deleted
 -- through its parent, so the engine registers only plain tables as scoped or
 -- provenance (docs/security.md#partitions-and-inheritance).
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._inheritance_role(p_table regclass)
   returns text
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select case
            when c.relkind = 'p' then 'a partitioned table'
            when c.relispartition then 'a partition'
@@ -17,5 +21,6 @@ as $$
            when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
          end
     from pg_catalog.pg_class c
-   where c.oid = p_table
+   where c.oid = p_table);
+end;
 $$;

@@ -27,12 +27,16 @@
 -- Foreign-key checks and actions are not code of this kind: PostgreSQL runs
 -- them as the owner of the table they read or change. Returns the problems
 -- in words, sorted; empty when there are none.
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._invoker_code_problems(p_rel pg_catalog.regclass, p_event text)
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   with recursive domains as (
     -- The domains of p_rel's columns (an array column's element type too),
     -- and the domains those are based on.
@@ -86,5 +90,6 @@ as $$
    where c.always
       or (p.oid is not null
           and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner)));
+end;
 $$;

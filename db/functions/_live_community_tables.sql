@@ -4,12 +4,16 @@
 -- and the engine's own, with a column named community_id or a foreign key to
 -- public.communities under any column name. The registry must list exactly
 -- these (docs/design.md#catalog).
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._live_community_tables()
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(l.label order by l.label collate "C"), '{}')
     from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
             from pg_catalog.pg_class c
@@ -21,5 +25,6 @@ as $$
                            where a.attrelid = c.oid and a.attname = 'community_id' and not a.attisdropped)
                   or exists (select 1 from pg_catalog.pg_constraint k
                               where k.conrelid = c.oid and k.contype = 'f'
-                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l
+                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l);
+end;
 $$;

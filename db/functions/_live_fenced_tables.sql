@@ -16,12 +16,16 @@
 -- (_fence_trigger_problems); they never decide a write.
 --
 -- Sorted labels (_table_label) of the tables carrying the write fence.
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._live_fenced_tables()
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select coalesce(pg_catalog.array_agg(f.label order by f.label collate "C"), '{}')
     from (select community_deletion._table_label(n.nspname::text, c.relname::text) as label
             from pg_catalog.pg_trigger t
@@ -39,5 +43,6 @@ as $$
              and pg_catalog.bool_or((t.tgtype & 16) = 16 and t.tgoldtable = 'fence_old_rows'   -- update
                                     and t.tgnewtable = 'fence_new_rows')
              and pg_catalog.bool_or((t.tgtype & 8) = 8 and t.tgoldtable = 'fence_old_rows')    -- delete
-         ) f
+         ) f);
+end;
 $$;

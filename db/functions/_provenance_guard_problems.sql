@@ -2,12 +2,16 @@
 -- p_table (empty when nothing is): _020_provenance_guard must exist, execute
 -- tg_provenance_table__refuse_inactive_community() for p_column, and fire
 -- for ordinary sessions.
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._provenance_guard_problems(p_table regclass, p_column text)
   returns text[]
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select case
            when t.oid is null then array['_020_provenance_guard missing']
            when t.tgfoid <> pg_catalog.to_regprocedure('community_deletion.tg_provenance_table__refuse_inactive_community()')
@@ -18,5 +22,6 @@ as $$
            else '{}'::text[]
          end
     from (select 1) one
-    left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = '_020_provenance_guard' and not t.tgisinternal
+    left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = '_020_provenance_guard' and not t.tgisinternal);
+end;
 $$;

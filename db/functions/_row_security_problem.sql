@@ -7,12 +7,16 @@
 -- has no BYPASSRLS (only a superuser may grant it), so a registered table
 -- with row-level security enabled is refused by register_scoped_table /
 -- register_unscoped_table and reported by validate_catalog.
+-- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._row_security_problem(p_rel pg_catalog.regclass)
   returns text
-  language sql
+  language plpgsql
   stable
   set search_path = pg_catalog, pg_temp
+  set plan_cache_mode = force_generic_plan
 as $$
+begin
+  return (
   select case
            when not c.relrowsecurity then null
            when (select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner') then null
@@ -22,5 +26,6 @@ as $$
                 || ')'
          end
     from pg_catalog.pg_class c
-   where c.oid = p_rel
+   where c.oid = p_rel);
+end;
 $$;

@@ -85,16 +85,15 @@ begin
     into v_shape
     from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
                  array_remove(array[
-                   case when community_deletion._inheritance_role(x.rel) is not null
-                        then 'it is ' || community_deletion._inheritance_role(x.rel) end,
+                   case when x.inheritance is not null then 'it is ' || x.inheritance end,
                    case when r.kind = 'scoped' and not exists (
                           select 1 from pg_catalog.pg_attribute a
                            where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
                              and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
                         then 'community_id is not uuid not null' end,
-                   case when community_deletion._community_columns(x.rel) <> array[r.community_column]
+                   case when x.columns <> array[r.community_column]
                         then format('the columns holding a community are %s, registered: %s',
-                                    coalesce(nullif(array_to_string(community_deletion._community_columns(x.rel), ', '), ''), 'none'),
+                                    coalesce(nullif(array_to_string(x.columns, ', '), ''), 'none'),
                                     r.community_column) end,
                    case when r.kind = 'provenance' and exists (
                           select 1 from pg_catalog.pg_attribute a
@@ -108,7 +107,11 @@ begin
                  || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
                    as problems
             from community_deletion.registered_tables r
-            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+            -- Each computed once per table (offset 0 keeps the planner from
+            -- inlining the subqueries, which evaluates them at every use).
+            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel offset 0) o
+            cross join lateral (select o.rel, community_deletion._inheritance_role(o.rel) as inheritance,
+                                       community_deletion._community_columns(o.rel) as columns offset 0) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) s
    where cardinality(s.problems) > 0;
 
