@@ -445,6 +445,13 @@ export function quantile(values: readonly number[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+/** The largest of the values (null when there are none); no spread, so any number of them (a 20 M-row run's writer has ~300,000). */
+export function maxOf(values: readonly number[]): number | null {
+  let max: number | null = null;
+  for (const v of values) if (max === null || v > max) max = v;
+  return max;
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function median(values: readonly number[]): number {

@@ -24,6 +24,7 @@ import {
   TimedEngine,
   connectTo,
   log,
+  maxOf,
   ownedKeys,
   prepareRequest,
   putObjects,
@@ -172,7 +173,7 @@ class Writer {
       failed: inWindow.filter((s) => !s.ok).length,
       p50_ms: quantile(latencies, 0.5),
       p99_ms: quantile(latencies, 0.99),
-      max_ms: latencies.length ? Math.max(...latencies) : null,
+      max_ms: maxOf(latencies),
     };
   }
 }
@@ -498,10 +499,10 @@ async function purgeSize(ctx: PurgeContext, label: string, rows: number): Promis
         purge_batch_rest_ratio: restRatio,
         batches: batches.length,
         batch_calls: batches.map((b) => [Math.round(dur(b) * 10) / 10, b.rows ?? 0]),
-        batch_rows_max: Math.max(...batches.map((b) => b.rows ?? 0)),
-        longest_batch_ms: Math.max(...batches.map(dur)),
+        batch_rows_max: maxOf(batches.map((b) => b.rows ?? 0)) ?? 0,
+        longest_batch_ms: maxOf(batches.map(dur)) ?? 0,
         finish_ms: dur(finish),
-        longest_txn_ms: Math.max(...calls.map(dur)),
+        longest_txn_ms: maxOf(calls.map(dur)) ?? 0,
         sampled: sampler.longest('bench-engine', from, to),
         purge_ms: to - from,
         writer_idle: writer.stats(idleFrom, idleTo),
