@@ -67,3 +67,14 @@ t.test('npm run bench -- --only purge measures items 4-7 at a tiny size', async 
   }
   t.match(r.stdout, /met\?/, 'the table is printed');
 });
+
+t.test('the bench takes the maximum of any number of latencies', async (t) => {
+  // A 20 M-row run's bystander writer records ~300,000 latencies; spreading
+  // them into Math.max overflowed the call stack after a 28-minute purge.
+  const { maxOf } = await import('../scripts/bench/lib.js');
+  const many = Array.from({ length: 500_000 }, (_, i) => (i * 7919) % 500_000);
+  many[123_456] = 1_000_001;
+  t.equal(maxOf(many), 1_000_001, 'the largest of 500,000 values');
+  t.equal(maxOf([]), null, 'none: null');
+  t.equal(maxOf([-3, -1, -2]), -1, 'negative values too');
+});
