@@ -1161,6 +1161,71 @@ $$;
 ALTER FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _keyset_columns(regclass, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._keyset_columns(p_table regclass, p_column text) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return (
+  select cols.names
+    from pg_catalog.pg_class c
+    join pg_catalog.pg_index i on i.indrelid = c.oid
+    join pg_catalog.pg_class ic on ic.oid = i.indexrelid
+    join pg_catalog.pg_am am on am.oid = ic.relam
+    cross join lateral (
+      select array_agg(a.attname::text order by k.n) as names,
+             bool_and(k.attnum > 0 and a.attnotnull and not a.attisdropped
+                      and k.opt = 0 and k.coll = a.attcollation and oc.opcdefault) as plain
+        from unnest(i.indkey::int2[], i.indoption::int2[], i.indcollation::oid[], i.indclass::oid[])
+               with ordinality as k(attnum, opt, coll, opclass, n)
+        left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
+        left join pg_catalog.pg_opclass oc on oc.oid = k.opclass
+       where k.n <= i.indnkeyatts) cols
+   where c.oid = p_table and c.relkind = 'r'
+     and am.amname = 'btree' and i.indisunique and i.indisvalid and i.indisready and i.indpred is null
+     and i.indnkeyatts >= 2 and cols.plain and cols.names[1] = p_column
+   order by i.indnkeyatts, i.indexrelid
+   limit 1);
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._keyset_columns(p_table regclass, p_column text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _keyset_position(text, text[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._keyset_position(p_recorded text, p_columns text[]) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_position jsonb;
+begin
+  if p_recorded is null or p_recorded = '' or p_columns is null then
+    return null;
+  end if;
+  begin
+    v_position := p_recorded::jsonb;
+  exception when invalid_text_representation then
+    return null;
+  end;
+  if jsonb_typeof(v_position) <> 'object' or not (v_position ?& p_columns[2:]) then
+    return null;
+  end if;
+  return v_position;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._keyset_position(p_recorded text, p_columns text[]) OWNER TO community_deletion_owner;
+
+--
 -- Name: _live_community_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1653,8 +1718,17 @@ declare
   v_removed bigint := 0;
   v_spent bigint := 0;
   v_ctids tid[];
+  v_keys text[];
+  v_setting text;
+  v_after jsonb;
+  v_from jsonb;
+  v_last_key jsonb;
+  v_order text;
+  v_key_object text;
+  v_position text;
   v_seqscan text := current_setting('enable_seqscan');
   v_bitmapscan text := current_setting('enable_bitmapscan');
+  v_jit text := current_setting('jit');
 begin
   if p_budget is not null and p_budget < 1 then
     raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
@@ -1693,6 +1767,30 @@ begin
     -- The unit's pace as the last batch measured it (null: never measured).
     v_rate := (v_detail ->> 'us_per_row')::numeric;
     v_last := (v_detail ->> 'last_rows')::bigint;
+    -- Keyset continuation (bounded batches, tables with an eligible unique
+    -- index): the unit's lookups walk that index in order, each starting
+    -- after the key of the last row removed, instead of from the start of
+    -- the community past the index entries of every row removed before.
+    -- The position lives only in this session (a session setting named
+    -- after the request and unit, never in a table: it holds key values of
+    -- the community's rows), and is forgotten once a lookup reaches the
+    -- end; another session, or a lost setting, starts from the beginning.
+    v_keys := case when p_budget is not null
+                   then community_deletion._keyset_columns(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
+                                                           v_unit.community_column) end;
+    v_setting := 'community_deletion.purge_after_' || md5(p_request_id::text || ':' || v_unit.unit_key);
+    v_after := null;
+    if v_keys is not null then
+      v_after := community_deletion._keyset_position(current_setting(v_setting, true), v_keys);
+      select string_agg(format('t.%I', k), ', ' order by n),
+             'jsonb_build_object(' || string_agg(format('%L, t.%I', k, k), ', ' order by n) filter (where n > 1) || ')',
+             '$1, ' || string_agg(format('(select a.%1$I from jsonb_to_record($3) as a(%1$I %2$s))', k,
+                                         (select format_type(at.atttypid, at.atttypmod) from pg_catalog.pg_attribute at
+                                           where at.attrelid = to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name))
+                                             and at.attname = k)), ', ' order by n) filter (where n > 1)
+        into v_order, v_key_object, v_position
+        from unnest(v_keys) with ordinality as u(k, n);
+    end if;
     v_unit_rows := 0;
     v_statements := 0;
     v_full := false;
@@ -1730,27 +1828,55 @@ begin
       -- predate the purge, so for a community holding most of a table it
       -- would read the heap from its start past every row earlier batches
       -- deleted (each batch slower than the last); nor a bitmap scan, which
-      -- reads the whole key range before the limit. Only this lookup runs so
-      -- planned: the statement that removes the rows (and the triggers and
-      -- foreign key checks it fires) runs with the caller's settings.
+      -- reads the whole key range before the limit. The statement that
+      -- removes the rows is planned the same way (below), and without JIT:
+      -- compiling a statement that runs for milliseconds costs tens of them.
+      -- The foreign key checks and triggers it fires are planned under the
+      -- same settings when the session first runs them (index scans: the
+      -- catalog check requires an index on every foreign key).
       v_t0 := clock_timestamp();
       if p_budget is not null then
-        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+                set_config('jit', 'off', true);
       end if;
-      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
-                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        into v_ctids using p_community, v_allowed;
-      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
+      v_from := v_after;
+      if v_keys is null then
+        execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          into v_ctids using p_community, v_allowed;
+      else
+        -- Continuing, the community is bounded by the row comparison below
+        -- and by <= above, not by =: given an equality on the index's first
+        -- column, btree starts the scan at the community's first entry and
+        -- would walk the removed ones; the row comparison is where it starts.
+        execute format('select coalesce(array_agg(f.ctid), ''{}''), (array_agg(f.k))[count(*)::int]
+                          from (select t.ctid, %4$s as k from %1$I.%2$I t
+                                 where %5$s order by %6$s limit $2) f',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_key_object,
+                       case when v_from is null then format('t.%I = $1', v_unit.community_column)
+                            else format('(%s) > (%s) and t.%I <= $1', v_order, v_position, v_unit.community_column) end,
+                       v_order)
+          into v_ctids, v_last_key using p_community, v_allowed, v_from;
+      end if;
+      -- The rows found are removed by ctid, through a TID scan: the
+      -- community test is written so no index can serve it ("is true";
+      -- a plain equality lets the planner scan the community's index range,
+      -- every entry removed before, and filter on ctid), and a sequential
+      -- scan is off (for a statement of many rows the planner prefers
+      -- reading the whole table, testing each row against the ctid list:
+      -- 1.6 s instead of 0.18 s for 30,000 rows of a 512,000-row table).
       if v_unit.nulls_column then
-        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
+        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and (%3$I = $1) is true',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column)
           using p_community, v_ctids;
       else
-        execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
+        execute format('delete from %1$I.%2$I where ctid = any ($2) and (%3$I = $1) is true',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column)
           using p_community, v_ctids;
       end if;
       get diagnostics v_rows = row_count;
+      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true),
+              set_config('jit', v_jit, true);
       v_statements := v_statements + 1;
       v_unit_rows := v_unit_rows + v_rows;
       v_removed := v_removed + v_rows;
@@ -1758,6 +1884,9 @@ begin
       if v_rows > 0 then
         v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
         v_last := v_rows;
+      end if;
+      if v_keys is not null and v_rows > 0 then
+        v_after := v_last_key;
       end if;
       if v_allowed is null or v_rows < v_allowed then
         -- Fewer rows than allowed: the table holds no more of the community.
@@ -1768,7 +1897,14 @@ begin
         -- lookup, which completes the unit — not by the absence proof in
         -- finish_postgres_purge, which would walk every table's last
         -- removed rows at once.
-        v_completed := p_budget is null or v_unit_rows = 0;
+        -- A keyset lookup never completes a unit: it starts past rows it
+        -- does not see. Past the end, the position is forgotten, and the
+        -- unit's next lookup starts from the beginning.
+        -- When the unit has removed nothing in this batch yet, that lookup
+        -- from the beginning is the next statement.
+        v_after := null;
+        continue when v_from is not null and v_unit_rows = 0;
+        v_completed := (p_budget is null or v_unit_rows = 0) and v_from is null;
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
@@ -1778,6 +1914,9 @@ begin
       end if;
       -- Sized by time: the unit goes on while the batch has time left.
     end loop;
+    if v_keys is not null then
+      perform set_config(v_setting, coalesce(v_after::text, ''), false);
+    end if;
     if v_statements > 0 then
       perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
         case when v_completed then 'completed' else 'started' end, p_generation,
@@ -5331,7 +5470,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 24
+  select 25
 $$;
 
 
@@ -9916,6 +10055,20 @@ REVOKE ALL ON FUNCTION community_deletion._invoker_code_problems(p_rel regclass,
 --
 
 REVOKE ALL ON FUNCTION community_deletion._key_chunk_facts(p_entries jsonb, p_prefix text, p_key_pattern text, OUT entry_count integer, OUT bad_shape_at integer, OUT outside_prefix_at integer, OUT outside_taxonomy_at integer, OUT out_of_order_at integer, OUT first_entry jsonb, OUT last_entry jsonb, OUT chunk_text text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _keyset_columns(p_table regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._keyset_columns(p_table regclass, p_column text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _keyset_position(p_recorded text, p_columns text[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._keyset_position(p_recorded text, p_columns text[]) FROM PUBLIC;
 
 
 --

@@ -25,6 +25,8 @@
 --!include functions/_inventory_digest.sql
 --!include functions/_invoker_code_problems.sql
 --!include functions/_key_chunk_facts.sql
+--!include functions/_keyset_columns.sql
+--!include functions/_keyset_position.sql
 --!include functions/_live_community_tables.sql
 --!include functions/_live_fenced_tables.sql
 --!include functions/_lock_community.sql

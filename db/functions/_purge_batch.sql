@@ -32,7 +32,14 @@
 --     removed, in which order and with which totals does not.
 -- A unit whose checkpoint is completed is skipped. Otherwise its rows are
 -- found through the index leading with the community column and removed by
--- ctid, and its checkpoint is upserted in the batch's transaction with the
+-- ctid. In a bounded batch, a table with an eligible unique index
+-- (community_deletion._keyset_columns) is walked in that index's order and
+-- each lookup continues after the key of the last row removed (kept in a
+-- session setting, never in a table), so a lookup does not walk the index
+-- entries of every row removed before it — quadratic in a large tenant when
+-- the index is wide; a lookup that continues finds no more than the rest,
+-- and only one from the start of the community completes a unit. The
+-- unit's checkpoint is upserted in the batch's transaction with the
 -- running total (detail rows and batches; attempts counts the batches):
 -- 'started' while rows may remain, 'completed' once a lookup found fewer
 -- rows than allowed — the table holds no more, because the community is
@@ -80,8 +87,17 @@ declare
   v_removed bigint := 0;
   v_spent bigint := 0;
   v_ctids tid[];
+  v_keys text[];
+  v_setting text;
+  v_after jsonb;
+  v_from jsonb;
+  v_last_key jsonb;
+  v_order text;
+  v_key_object text;
+  v_position text;
   v_seqscan text := current_setting('enable_seqscan');
   v_bitmapscan text := current_setting('enable_bitmapscan');
+  v_jit text := current_setting('jit');
 begin
   if p_budget is not null and p_budget < 1 then
     raise exception 'purge batch budget must be positive, got %', p_budget using errcode = 'DL1I1';
@@ -120,6 +136,30 @@ begin
     -- The unit's pace as the last batch measured it (null: never measured).
     v_rate := (v_detail ->> 'us_per_row')::numeric;
     v_last := (v_detail ->> 'last_rows')::bigint;
+    -- Keyset continuation (bounded batches, tables with an eligible unique
+    -- index): the unit's lookups walk that index in order, each starting
+    -- after the key of the last row removed, instead of from the start of
+    -- the community past the index entries of every row removed before.
+    -- The position lives only in this session (a session setting named
+    -- after the request and unit, never in a table: it holds key values of
+    -- the community's rows), and is forgotten once a lookup reaches the
+    -- end; another session, or a lost setting, starts from the beginning.
+    v_keys := case when p_budget is not null
+                   then community_deletion._keyset_columns(to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name)),
+                                                           v_unit.community_column) end;
+    v_setting := 'community_deletion.purge_after_' || md5(p_request_id::text || ':' || v_unit.unit_key);
+    v_after := null;
+    if v_keys is not null then
+      v_after := community_deletion._keyset_position(current_setting(v_setting, true), v_keys);
+      select string_agg(format('t.%I', k), ', ' order by n),
+             'jsonb_build_object(' || string_agg(format('%L, t.%I', k, k), ', ' order by n) filter (where n > 1) || ')',
+             '$1, ' || string_agg(format('(select a.%1$I from jsonb_to_record($3) as a(%1$I %2$s))', k,
+                                         (select format_type(at.atttypid, at.atttypmod) from pg_catalog.pg_attribute at
+                                           where at.attrelid = to_regclass(format('%I.%I', v_unit.schema_name, v_unit.table_name))
+                                             and at.attname = k)), ', ' order by n) filter (where n > 1)
+        into v_order, v_key_object, v_position
+        from unnest(v_keys) with ordinality as u(k, n);
+    end if;
     v_unit_rows := 0;
     v_statements := 0;
     v_full := false;
@@ -157,27 +197,55 @@ begin
       -- predate the purge, so for a community holding most of a table it
       -- would read the heap from its start past every row earlier batches
       -- deleted (each batch slower than the last); nor a bitmap scan, which
-      -- reads the whole key range before the limit. Only this lookup runs so
-      -- planned: the statement that removes the rows (and the triggers and
-      -- foreign key checks it fires) runs with the caller's settings.
+      -- reads the whole key range before the limit. The statement that
+      -- removes the rows is planned the same way (below), and without JIT:
+      -- compiling a statement that runs for milliseconds costs tens of them.
+      -- The foreign key checks and triggers it fires are planned under the
+      -- same settings when the session first runs them (index scans: the
+      -- catalog check requires an index on every foreign key).
       v_t0 := clock_timestamp();
       if p_budget is not null then
-        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true);
+        perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+                set_config('jit', 'off', true);
       end if;
-      execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
-                     v_unit.schema_name, v_unit.table_name, v_unit.community_column)
-        into v_ctids using p_community, v_allowed;
-      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true);
+      v_from := v_after;
+      if v_keys is null then
+        execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column)
+          into v_ctids using p_community, v_allowed;
+      else
+        -- Continuing, the community is bounded by the row comparison below
+        -- and by <= above, not by =: given an equality on the index's first
+        -- column, btree starts the scan at the community's first entry and
+        -- would walk the removed ones; the row comparison is where it starts.
+        execute format('select coalesce(array_agg(f.ctid), ''{}''), (array_agg(f.k))[count(*)::int]
+                          from (select t.ctid, %4$s as k from %1$I.%2$I t
+                                 where %5$s order by %6$s limit $2) f',
+                       v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_key_object,
+                       case when v_from is null then format('t.%I = $1', v_unit.community_column)
+                            else format('(%s) > (%s) and t.%I <= $1', v_order, v_position, v_unit.community_column) end,
+                       v_order)
+          into v_ctids, v_last_key using p_community, v_allowed, v_from;
+      end if;
+      -- The rows found are removed by ctid, through a TID scan: the
+      -- community test is written so no index can serve it ("is true";
+      -- a plain equality lets the planner scan the community's index range,
+      -- every entry removed before, and filter on ctid), and a sequential
+      -- scan is off (for a statement of many rows the planner prefers
+      -- reading the whole table, testing each row against the ctid list:
+      -- 1.6 s instead of 0.18 s for 30,000 rows of a 512,000-row table).
       if v_unit.nulls_column then
-        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and %3$I = $1',
+        execute format('update %1$I.%2$I set %3$I = null where ctid = any ($2) and (%3$I = $1) is true',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column)
           using p_community, v_ctids;
       else
-        execute format('delete from %1$I.%2$I where ctid = any ($2) and %3$I = $1',
+        execute format('delete from %1$I.%2$I where ctid = any ($2) and (%3$I = $1) is true',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column)
           using p_community, v_ctids;
       end if;
       get diagnostics v_rows = row_count;
+      perform set_config('enable_seqscan', v_seqscan, true), set_config('enable_bitmapscan', v_bitmapscan, true),
+              set_config('jit', v_jit, true);
       v_statements := v_statements + 1;
       v_unit_rows := v_unit_rows + v_rows;
       v_removed := v_removed + v_rows;
@@ -185,6 +253,9 @@ begin
       if v_rows > 0 then
         v_rate := round((extract(epoch from clock_timestamp() - v_t0) * 1000000 / v_rows)::numeric, 3);
         v_last := v_rows;
+      end if;
+      if v_keys is not null and v_rows > 0 then
+        v_after := v_last_key;
       end if;
       if v_allowed is null or v_rows < v_allowed then
         -- Fewer rows than allowed: the table holds no more of the community.
@@ -195,7 +266,14 @@ begin
         -- lookup, which completes the unit — not by the absence proof in
         -- finish_postgres_purge, which would walk every table's last
         -- removed rows at once.
-        v_completed := p_budget is null or v_unit_rows = 0;
+        -- A keyset lookup never completes a unit: it starts past rows it
+        -- does not see. Past the end, the position is forgotten, and the
+        -- unit's next lookup starts from the beginning.
+        -- When the unit has removed nothing in this batch yet, that lookup
+        -- from the beginning is the next statement.
+        v_after := null;
+        continue when v_from is not null and v_unit_rows = 0;
+        v_completed := (p_budget is null or v_unit_rows = 0) and v_from is null;
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
@@ -205,6 +283,9 @@ begin
       end if;
       -- Sized by time: the unit goes on while the batch has time left.
     end loop;
+    if v_keys is not null then
+      perform set_config(v_setting, coalesce(v_after::text, ''), false);
+    end if;
     if v_statements > 0 then
       perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
         case when v_completed then 'completed' else 'started' end, p_generation,
