@@ -1723,6 +1723,10 @@ declare
   v_after jsonb;
   v_from jsonb;
   v_last_key jsonb;
+  v_first_key jsonb;
+  v_walk_from jsonb;
+  v_batch_first jsonb;
+  v_inclusive boolean;
   v_order text;
   v_key_object text;
   v_position text;
@@ -1769,7 +1773,8 @@ begin
     v_last := (v_detail ->> 'last_rows')::bigint;
     -- Keyset continuation (bounded batches, tables with an eligible unique
     -- index): the unit's lookups walk that index in order, each starting
-    -- after the key of the last row removed, instead of from the start of
+    -- after the key of the last row removed in this batch, the first at the
+    -- first key the previous batch removed, instead of from the start of
     -- the community past the index entries of every row removed before.
     -- The position lives only in this session (a session setting named
     -- after the request and unit, never in a table: it holds key values of
@@ -1780,8 +1785,10 @@ begin
                                                            v_unit.community_column) end;
     v_setting := 'community_deletion.purge_after_' || md5(p_request_id::text || ':' || v_unit.unit_key);
     v_after := null;
+    v_walk_from := null;
+    v_batch_first := null;
     if v_keys is not null then
-      v_after := community_deletion._keyset_position(current_setting(v_setting, true), v_keys);
+      v_walk_from := community_deletion._keyset_position(current_setting(v_setting, true), v_keys);
       select string_agg(format('t.%I', k), ', ' order by n),
              'jsonb_build_object(' || string_agg(format('%L, t.%I', k, k), ', ' order by n) filter (where n > 1) || ')',
              '$1, ' || string_agg(format('(select a.%1$I from jsonb_to_record($3) as a(%1$I %2$s))', k,
@@ -1839,7 +1846,14 @@ begin
         perform set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
                 set_config('jit', 'off', true);
       end if;
-      v_from := v_after;
+      -- Where this lookup starts: after the last key this batch removed;
+      -- else, for the unit's first statement in the batch, at the first key
+      -- the previous batch removed (inclusive), so that it walks the index
+      -- entries of the previous batch's rows once, now that their deletion
+      -- is committed (marking them dead, as the absence proof will want),
+      -- and never again; else at the start of the community.
+      v_from := coalesce(v_after, v_walk_from);
+      v_inclusive := v_after is null;
       if v_keys is null then
         execute format('select array(select ctid from %1$I.%2$I where %3$I = $1 limit $2)',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column)
@@ -1849,14 +1863,15 @@ begin
         -- and by <= above, not by =: given an equality on the index's first
         -- column, btree starts the scan at the community's first entry and
         -- would walk the removed ones; the row comparison is where it starts.
-        execute format('select coalesce(array_agg(f.ctid), ''{}''), (array_agg(f.k))[count(*)::int]
+        execute format('select coalesce(array_agg(f.ctid), ''{}''), (array_agg(f.k))[1], (array_agg(f.k))[count(*)::int]
                           from (select t.ctid, %4$s as k from %1$I.%2$I t
                                  where %5$s order by %6$s limit $2) f',
                        v_unit.schema_name, v_unit.table_name, v_unit.community_column, v_key_object,
                        case when v_from is null then format('t.%I = $1', v_unit.community_column)
-                            else format('(%s) > (%s) and t.%I <= $1', v_order, v_position, v_unit.community_column) end,
+                            else format('(%s) %s (%s) and t.%I <= $1', v_order, case when v_inclusive then '>=' else '>' end,
+                                        v_position, v_unit.community_column) end,
                        v_order)
-          into v_ctids, v_last_key using p_community, v_allowed, v_from;
+          into v_ctids, v_first_key, v_last_key using p_community, v_allowed, v_from;
       end if;
       -- The rows found are removed by ctid, through a TID scan: the
       -- community test is written so no index can serve it ("is true";
@@ -1887,6 +1902,7 @@ begin
       end if;
       if v_keys is not null and v_rows > 0 then
         v_after := v_last_key;
+        v_batch_first := coalesce(v_batch_first, v_first_key);
       end if;
       if v_allowed is null or v_rows < v_allowed then
         -- Fewer rows than allowed: the table holds no more of the community.
@@ -1903,6 +1919,8 @@ begin
         -- When the unit has removed nothing in this batch yet, that lookup
         -- from the beginning is the next statement.
         v_after := null;
+        v_walk_from := null;
+        v_batch_first := null;
         continue when v_from is not null and v_unit_rows = 0;
         v_completed := (p_budget is null or v_unit_rows = 0) and v_from is null;
         exit;
@@ -1915,7 +1933,10 @@ begin
       -- Sized by time: the unit goes on while the batch has time left.
     end loop;
     if v_keys is not null then
-      perform set_config(v_setting, coalesce(v_after::text, ''), false);
+      -- The next batch starts at the first key this one removed; past the
+      -- end of the table, from the beginning; having removed nothing, where
+      -- this one started.
+      perform set_config(v_setting, coalesce(coalesce(v_batch_first, v_walk_from)::text, ''), false);
     end if;
     if v_statements > 0 then
       perform community_deletion._checkpoint(p_request_id, p_stage, v_unit.unit_key,
@@ -5470,7 +5491,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 25
+  select 26
 $$;
 
 

@@ -3,14 +3,16 @@
 -- index leading with its community column is walked in that index's order,
 -- each lookup starting after the key of the last row removed — not from the
 -- start of the community, past the index entries of every row removed
--- before (quadratic in a large tenant; docs/design.md). The position lives
+-- before (quadratic in a large tenant; docs/design.md) — and a batch's
+-- first lookup at the first key the previous batch removed, walking those
+-- entries once after their deletion committed. The position lives
 -- in a session setting named after the request and unit (never in a table:
 -- it is a key of the community's rows), is forgotten once a lookup reaches
 -- the end, and only a lookup from the start completes a unit: a wrong,
 -- stale or forged position costs time, never a row.
 begin;
 \ir ../fixtures/destruction.sql
-select plan(36);
+select plan(37);
 
 -- 1. Which index qualifies.
 create schema ks;
@@ -114,7 +116,9 @@ select tests.seed_community('keyset.example', 2) as c \gset
 insert into public.audit_log (community_id, actor, action) select :'c', 'keyset', 'seeded' from generate_series(1, 40000);
 select v.request_id as r, v.owner as o, v.generation as g, v.fence_generation as fg from tests.dx_fence('keyset.example') v \gset
 select tests.dx_to_bindings_removed(:'r', :'o', :g, :fg, :'c');
-select count(*) as audit_rows from public.audit_log where community_id = :'c' \gset
+select count(*) as audit_rows, min(id) as first_audit_id from public.audit_log where community_id = :'c' \gset
+create temp table audit_ids as
+  select id, row_number() over (order by id) as rn from public.audit_log where community_id = :'c';
 select 'community_deletion.purge_after_' || md5(:'r' || ':purge:audit_log') as setting \gset
 select set_config('ks.r', :'r', true), set_config('ks.c', :'c', true), set_config('ks.g', :'g', true) \g /dev/null
 
@@ -129,9 +133,12 @@ begin
 end;
 $$;
 select ok(pg_temp.audit_left(:'c') between 1 and 39999, 'a batch removed part of audit_log');
-select is(current_setting(:'setting', true)::jsonb,
-          (select jsonb_build_object('id', min(id) - 1) from public.audit_log where community_id = :'c'),
-  'the session holds the position: the key of the last row removed, just before the first left (rows go in key order)');
+select :audit_rows - pg_temp.audit_left(:'c') as removed_by_first \gset
+select is(current_setting(:'setting', true)::jsonb, jsonb_build_object('id', :first_audit_id::bigint),
+  'the session holds the position: the first key that batch removed (the next batch walks its entries once, then goes on)');
+select is((select count(*)::int from pg_temp.audit_ids i
+             where (i.rn <= :removed_by_first) = exists (select 1 from public.audit_log a where a.id = i.id)), 0,
+  'rows go in key order: the batch removed exactly the first ones by id');
 select ok((select not (detail ?| array['id', 'after', 'position']) and detail::text !~ '"id"'
              from community_deletion.checkpoints where request_id = :'r' and unit_key = 'purge:audit_log'),
   'the checkpoint holds counts and pace, no key');
