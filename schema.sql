@@ -1620,11 +1620,14 @@ CREATE FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
+    SET enable_sort TO 'off'
+    SET jit TO 'off'
     AS $_$
 declare
   v_table record;
   v_remains boolean;
   v_checked integer := 0;
+  v_keys text[];
 begin
   if not exists (select 1 from public.communities c
                  where c.id = p_community and c.deletion_state = 'tombstone'
@@ -1640,9 +1643,21 @@ begin
      where t.kind in ('scoped', 'provenance')
      order by 1
   loop
-    execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
-                   v_table.community_column)
-      into v_remains using p_community;
+    v_keys := community_deletion._keyset_columns(to_regclass(format('%I.%I', v_table.schema_name, v_table.table_name)),
+                                                  v_table.community_column);
+    if v_keys is null then
+      execute format('select exists (select 1 from %I.%I where %I = $1)', v_table.schema_name, v_table.table_name,
+                     v_table.community_column)
+        into v_remains using p_community;
+    else
+      -- (An ORDER BY inside EXISTS is dropped by the planner: the probe is a
+      -- plain query with a limit.)
+      execute format('select true from %I.%I t where t.%I = $1 order by %s limit 1', v_table.schema_name, v_table.table_name,
+                     v_table.community_column, (select string_agg(format('t.%I', k), ', ' order by n)
+                                                  from unnest(v_keys) with ordinality as u(k, n)))
+        into v_remains using p_community;
+      v_remains := coalesce(v_remains, false);
+    end if;
     if v_remains then
       raise exception 'request %: table % still holds rows of purged community %', p_request_id, v_table.label, p_community
         using errcode = 'DL9A1',
@@ -1714,6 +1729,7 @@ declare
   v_rate numeric;
   v_last bigint;
   v_left numeric;
+  v_fits numeric;
   v_t0 timestamptz;
   v_removed bigint := 0;
   v_spent bigint := 0;
@@ -1807,22 +1823,45 @@ begin
       v_by_cost := case when p_budget is null then null
                         when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
                         else (p_budget - v_spent) / v_unit.weight end;
-      -- The allowance in time: nothing once the time is spent, else a probe
-      -- for a unit never measured, else what fits in the time left at the
-      -- unit's pace — at least a probe's worth (a statement's fixed cost,
-      -- such as a lookup that walks many dead index entries, must not shrink
-      -- the next statement towards a single row), at most c_growth times the
-      -- unit's previous statement. A batch that has removed nothing yet
-      -- always moves at least one row.
+      -- The allowance in time. A batch's first statement (nothing spent
+      -- yet): one row once the time is spent (every batch makes progress),
+      -- else a probe for a unit never measured, else what fits in the time
+      -- left at the unit's pace (half of it when that is a probe's worth or
+      -- more: a statement whose rows turn out to cost twice the measured
+      -- pace then ends the batch near its target instead of at twice it),
+      -- at most c_growth times the unit's previous statement and at least one row — and at least a probe's worth when
+      -- that pace was measured on a statement smaller than a probe (its
+      -- fixed cost, such as a lookup that walks many dead index entries,
+      -- must not shrink the next statement towards a single row). A later
+      -- statement is started only when it fits: nothing once the time is
+      -- spent; a unit never measured probes with a tenth of a probe, and
+      -- only while half the target is left; a measured unit takes what fits
+      -- in the time left (at most c_growth times its previous statement),
+      -- and when that is under a probe's worth the batch ends instead of
+      -- raising it to the floor — the floor made a batch of rows costing
+      -- milliseconds each (a parent whose every row's foreign key checks
+      -- walk many child entries) overrun its target by a probe's worth.
       v_by_time := null;
       if v_target_us is not null then
         v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
-        v_by_time := case when v_left <= 0 then 0
-                          when v_rate is null or v_last is null then c_probe_rows
-                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows),
-                                     c_growth * v_last) end;
-        if v_by_time < 1 and v_spent = 0 then
-          v_by_time := 1;
+        -- What fits: half the time left when that is a probe's worth or
+        -- more, else all of it.
+        v_fits := case when v_left <= 0 or v_rate is null then null
+                       when floor(v_left / 2 / greatest(v_rate, 0.001)) >= c_probe_rows
+                         then floor(v_left / 2 / greatest(v_rate, 0.001))
+                       else floor(v_left / greatest(v_rate, 0.001)) end;
+        if v_spent = 0 then
+          v_by_time := case when v_left <= 0 then 1
+                            when v_rate is null or v_last is null then c_probe_rows
+                            else greatest(1, least(case when v_last < c_probe_rows then greatest(v_fits, c_probe_rows)
+                                                        else v_fits end,
+                                                   c_growth * v_last)) end;
+        elsif v_left <= 0 then
+          v_by_time := 0;
+        elsif v_rate is null or v_last is null then
+          v_by_time := case when v_left * 2 >= v_target_us then c_probe_rows / 10 else 0 end;
+        else
+          v_by_time := case when v_fits < c_probe_rows then 0 else least(v_fits, c_growth * v_last) end;
         end if;
       end if;
       v_allowed := least(v_by_cost, v_by_time);
@@ -5491,7 +5530,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 26
+  select 27
 $$;
 
 

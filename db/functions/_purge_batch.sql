@@ -20,13 +20,17 @@
 --     rows' work aims at p_target. The cost of a row is not knowable from the
 --     catalog alone (how many child rows a foreign key check walks, whether
 --     they are in shared buffers, triggers, TOAST), so each unit measures it:
---     the first statement of a unit is a probe of at most 100 rows, and every
---     later statement — in this batch, or the unit's first in the next one —
---     takes what fits in the batch's remaining time at the unit's last
---     measured microseconds per row (at least 100 rows while time is left),
---     growing at most fourfold over the unit's previous statement. When the time is spent the batch ends (the
---     first statement of a batch always moves at least one row, so every
---     batch makes progress). The measured rate is kept in the checkpoint
+--     the first statement of a unit is a probe of at most 100 rows (10 when
+--     the batch has already spent something, and only while half its time is
+--     left), and every later statement — in this batch, or the unit's first
+--     in the next one — takes what fits in half the batch's remaining time
+--     (all of it when half is under 100 rows) at the unit's last measured
+--     microseconds per row, growing at most fourfold over the unit's
+--     previous statement. A batch's first statement takes
+--     at least 100 rows when the pace was measured on fewer; a later one that
+--     would fit fewer than 100 is not started: the batch ends. When the time
+--     is spent the batch ends (the first statement of a batch always moves at
+--     least one row, so every batch makes progress). The measured rate is kept in the checkpoint
 --     (detail us_per_row, last_rows), so a new batch starts at the pace of
 --     the last one. Batch boundaries depend on measured time; what is
 --     removed, in which order and with which totals does not.
@@ -86,6 +90,7 @@ declare
   v_rate numeric;
   v_last bigint;
   v_left numeric;
+  v_fits numeric;
   v_t0 timestamptz;
   v_removed bigint := 0;
   v_spent bigint := 0;
@@ -179,22 +184,45 @@ begin
       v_by_cost := case when p_budget is null then null
                         when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
                         else (p_budget - v_spent) / v_unit.weight end;
-      -- The allowance in time: nothing once the time is spent, else a probe
-      -- for a unit never measured, else what fits in the time left at the
-      -- unit's pace — at least a probe's worth (a statement's fixed cost,
-      -- such as a lookup that walks many dead index entries, must not shrink
-      -- the next statement towards a single row), at most c_growth times the
-      -- unit's previous statement. A batch that has removed nothing yet
-      -- always moves at least one row.
+      -- The allowance in time. A batch's first statement (nothing spent
+      -- yet): one row once the time is spent (every batch makes progress),
+      -- else a probe for a unit never measured, else what fits in the time
+      -- left at the unit's pace (half of it when that is a probe's worth or
+      -- more: a statement whose rows turn out to cost twice the measured
+      -- pace then ends the batch near its target instead of at twice it),
+      -- at most c_growth times the unit's previous statement and at least one row — and at least a probe's worth when
+      -- that pace was measured on a statement smaller than a probe (its
+      -- fixed cost, such as a lookup that walks many dead index entries,
+      -- must not shrink the next statement towards a single row). A later
+      -- statement is started only when it fits: nothing once the time is
+      -- spent; a unit never measured probes with a tenth of a probe, and
+      -- only while half the target is left; a measured unit takes what fits
+      -- in the time left (at most c_growth times its previous statement),
+      -- and when that is under a probe's worth the batch ends instead of
+      -- raising it to the floor — the floor made a batch of rows costing
+      -- milliseconds each (a parent whose every row's foreign key checks
+      -- walk many child entries) overrun its target by a probe's worth.
       v_by_time := null;
       if v_target_us is not null then
         v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
-        v_by_time := case when v_left <= 0 then 0
-                          when v_rate is null or v_last is null then c_probe_rows
-                          else least(greatest(floor(v_left / greatest(v_rate, 0.001)), c_probe_rows),
-                                     c_growth * v_last) end;
-        if v_by_time < 1 and v_spent = 0 then
-          v_by_time := 1;
+        -- What fits: half the time left when that is a probe's worth or
+        -- more, else all of it.
+        v_fits := case when v_left <= 0 or v_rate is null then null
+                       when floor(v_left / 2 / greatest(v_rate, 0.001)) >= c_probe_rows
+                         then floor(v_left / 2 / greatest(v_rate, 0.001))
+                       else floor(v_left / greatest(v_rate, 0.001)) end;
+        if v_spent = 0 then
+          v_by_time := case when v_left <= 0 then 1
+                            when v_rate is null or v_last is null then c_probe_rows
+                            else greatest(1, least(case when v_last < c_probe_rows then greatest(v_fits, c_probe_rows)
+                                                        else v_fits end,
+                                                   c_growth * v_last)) end;
+        elsif v_left <= 0 then
+          v_by_time := 0;
+        elsif v_rate is null or v_last is null then
+          v_by_time := case when v_left * 2 >= v_target_us then c_probe_rows / 10 else 0 end;
+        else
+          v_by_time := case when v_fits < c_probe_rows then 0 else least(v_fits, c_growth * v_last) end;
         end if;
       end if;
       v_allowed := least(v_by_cost, v_by_time);

@@ -5,7 +5,7 @@
 -- key chunks; retention_pending completes the request and releases the lease.
 begin;
 \ir ../fixtures/destruction.sql
-select plan(21);
+select plan(25);
 
 select * from tests.dx_fenced_request('target.example', 1) \gset
 select format('%L, %L, %s, %s', :'request_id', :'owner', :'generation', :'fence_generation') as token \gset
@@ -25,6 +25,33 @@ select is((select detail from community_deletion.checkpoints
   '{"unlinked": 3}'::jsonb, 'the Redis result is kept as the checkpoint detail');
 
 select lives_ok(format($$ select community_deletion.verify_postgres_absence(%s) $$, :'token'), 'the proof passes on a clean purge');
+
+-- A table with a keyset index (community_deletion._keyset_columns) is probed
+-- through that index, the one the bounded purge's lookups walked and marked
+-- dead — events has two more indexes leading with community_id, smaller ones
+-- the planner would rather use; and no JIT code is compiled for the probes.
+select is(community_deletion._keyset_columns('public.events', 'community_id'), array['community_id', 'id'],
+  'events is walked in the order of events_pkey');
+create temp table scans_before as
+  select c.relname, pg_stat_get_xact_numscans(c.oid) as n from pg_class c
+   where c.relname in ('events_pkey', 'events_channel_idx', 'events_community_kind_idx');
+select community_deletion.verify_postgres_absence(:'request_id', :'owner', :'generation', :'fence_generation') \g /dev/null
+select is((select string_agg(b.relname || ':' || (pg_stat_get_xact_numscans(c.oid) - b.n), ', ' order by b.relname)
+             from scans_before b join pg_class c on c.relname = b.relname),
+          'events_channel_idx:0, events_community_kind_idx:0, events_pkey:1',
+  'the proof probed events once, through events_pkey, never through its other community indexes');
+select ok((select 'jit=off' = any (p.proconfig) from pg_proc p
+            where p.oid = 'community_deletion._prove_postgres_absence'::regproc),
+  'the proof never compiles JIT code (with sequential scans off every plan costs above jit_above_cost)');
+set local session_replication_role = replica;
+insert into public.events (community_id, id, pubkey, kind) values (:'community_id', tests.hex64('ghost event'), 'p', 1);
+set local session_replication_role = origin;
+select throws_ok(format($$ select community_deletion.verify_postgres_absence(%s) $$, :'token'),
+  'DL9A1', 'request ' || :'request_id' || ': table events still holds rows of purged community ' || :'community_id',
+  'a remaining row in a table probed through its keyset index fails the proof, naming the table');
+set local session_replication_role = replica;
+delete from public.events where community_id = :'community_id';
+set local session_replication_role = origin;
 select throws_ok(format($$ select community_deletion.verify_postgres_absence(%L, %L, %s, %s) $$,
   :'request_id', :'owner', :'generation', :'fence_generation'::bigint + 1),
   'DL4L1', null, 'the proof refuses a wrong fence generation');
