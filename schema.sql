@@ -1709,8 +1709,6 @@ CREATE FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community u
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
-  c_probe_rows constant bigint := 100;
-  c_growth constant bigint := 4;
   v_started timestamptz := clock_timestamp();
   -- The time target in microseconds; only a bounded batch has one.
   v_target_us numeric := case when p_budget is not null then extract(epoch from p_target) * 1000000 end;
@@ -1728,8 +1726,6 @@ declare
   v_done boolean := true;
   v_rate numeric;
   v_last bigint;
-  v_left numeric;
-  v_fits numeric;
   v_t0 timestamptz;
   v_removed bigint := 0;
   v_spent bigint := 0;
@@ -1823,47 +1819,13 @@ begin
       v_by_cost := case when p_budget is null then null
                         when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
                         else (p_budget - v_spent) / v_unit.weight end;
-      -- The allowance in time. A batch's first statement (nothing spent
-      -- yet): one row once the time is spent (every batch makes progress),
-      -- else a probe for a unit never measured, else what fits in the time
-      -- left at the unit's pace (half of it when that is a probe's worth or
-      -- more: a statement whose rows turn out to cost twice the measured
-      -- pace then ends the batch near its target instead of at twice it),
-      -- at most c_growth times the unit's previous statement and at least one row — and at least a probe's worth when
-      -- that pace was measured on a statement smaller than a probe (its
-      -- fixed cost, such as a lookup that walks many dead index entries,
-      -- must not shrink the next statement towards a single row). A later
-      -- statement is started only when it fits: nothing once the time is
-      -- spent; a unit never measured probes with a tenth of a probe, and
-      -- only while half the target is left; a measured unit takes what fits
-      -- in the time left (at most c_growth times its previous statement),
-      -- and when that is under a probe's worth the batch ends instead of
-      -- raising it to the floor — the floor made a batch of rows costing
-      -- milliseconds each (a parent whose every row's foreign key checks
-      -- walk many child entries) overrun its target by a probe's worth.
-      v_by_time := null;
-      if v_target_us is not null then
-        v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
-        -- What fits: half the time left when that is a probe's worth or
-        -- more, else all of it.
-        v_fits := case when v_left <= 0 or v_rate is null then null
-                       when floor(v_left / 2 / greatest(v_rate, 0.001)) >= c_probe_rows
-                         then floor(v_left / 2 / greatest(v_rate, 0.001))
-                       else floor(v_left / greatest(v_rate, 0.001)) end;
-        if v_spent = 0 then
-          v_by_time := case when v_left <= 0 then 1
-                            when v_rate is null or v_last is null then c_probe_rows
-                            else greatest(1, least(case when v_last < c_probe_rows then greatest(v_fits, c_probe_rows)
-                                                        else v_fits end,
-                                                   c_growth * v_last)) end;
-        elsif v_left <= 0 then
-          v_by_time := 0;
-        elsif v_rate is null or v_last is null then
-          v_by_time := case when v_left * 2 >= v_target_us then c_probe_rows / 10 else 0 end;
-        else
-          v_by_time := case when v_fits < c_probe_rows then 0 else least(v_fits, c_growth * v_last) end;
-        end if;
-      end if;
+      -- The allowance in time (community_deletion._purge_rows_by_time): a
+      -- probe for a unit never measured, else what fits in the time left at
+      -- the unit's pace, growing at most fourfold; a later statement only
+      -- when it fits (0: the batch ends); the first always moves a row.
+      v_by_time := community_deletion._purge_rows_by_time(
+        v_target_us, v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000,
+        v_spent > 0, v_rate, v_last);
       v_allowed := least(v_by_cost, v_by_time);
       if v_allowed = 0 then
         v_full := true;
@@ -1965,7 +1927,8 @@ begin
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
-        -- The budget is spent and this table may hold more: the next batch goes on here.
+        -- The budget is spent and this table may hold more: the next batch
+        -- goes on here.
         v_full := true;
         exit;
       end if;
@@ -1996,6 +1959,38 @@ $_$;
 
 
 ALTER FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) OWNER TO community_deletion_owner;
+
+--
+-- Name: _purge_rows_by_time(numeric, numeric, boolean, numeric, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._purge_rows_by_time(p_target_us numeric, p_left_us numeric, p_spent boolean, p_rate numeric, p_last bigint) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case
+           when p_target_us is null then null
+           when not p_spent then
+             case when p_left_us <= 0 then 1
+                  when p_rate is null or p_last is null then f.probe
+                  else greatest(1, least(case when p_last < f.probe then greatest(f.fits, f.probe) else f.fits end,
+                                         f.growth * p_last)) end
+           when p_left_us <= 0 then 0
+           when p_rate is null or p_last is null then
+             case when p_left_us * 2 >= p_target_us then f.probe / 10 else 0 end
+           when f.fits < f.probe then 0
+           else least(f.fits, f.growth * p_last)
+         end::bigint
+    from (select c.probe, c.growth,
+                 case when p_left_us <= 0 or p_rate is null then null
+                      when floor(p_left_us / 2 / greatest(p_rate, 0.001)) >= c.probe
+                        then floor(p_left_us / 2 / greatest(p_rate, 0.001))
+                      else floor(p_left_us / greatest(p_rate, 0.001)) end as fits
+            from (select 100::bigint as probe, 4::bigint as growth) c) f
+$$;
+
+
+ALTER FUNCTION community_deletion._purge_rows_by_time(p_target_us numeric, p_left_us numeric, p_spent boolean, p_rate numeric, p_last bigint) OWNER TO community_deletion_owner;
 
 --
 -- Name: _purge_totals(uuid, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -4872,6 +4867,7 @@ begin
   -- successor's claim or batch, or an abort, that went first is seen now, and
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform set_config('synchronous_commit', 'off', true);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   select s.purge_batch_rows, s.purge_batch_target, s.purge_batch_rest_ratio into v_budget, v_target, v_rest_ratio
     from community_deletion.settings s;
@@ -5530,7 +5526,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 27
+  select 28
 $$;
 
 
@@ -10248,6 +10244,13 @@ REVOKE ALL ON FUNCTION community_deletion._provenance_guard_problems(p_table reg
 --
 
 REVOKE ALL ON FUNCTION community_deletion._purge_batch(p_request_id uuid, p_community uuid, p_stage text, p_generation bigint, p_budget bigint, p_target interval) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _purge_rows_by_time(p_target_us numeric, p_left_us numeric, p_spent boolean, p_rate numeric, p_last bigint); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._purge_rows_by_time(p_target_us numeric, p_left_us numeric, p_spent boolean, p_rate numeric, p_last bigint) FROM PUBLIC;
 
 
 --

@@ -44,6 +44,7 @@
 --!include functions/_prove_postgres_absence.sql
 --!include functions/_provenance_guard_problems.sql
 --!include functions/_purge_batch.sql
+--!include functions/_purge_rows_by_time.sql
 --!include functions/_purge_totals.sql
 --!include functions/_reattach_early_fences.sql
 --!include functions/_refuse_invoker_code.sql

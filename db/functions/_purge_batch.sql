@@ -26,14 +26,16 @@
 --     in the next one — takes what fits in half the batch's remaining time
 --     (all of it when half is under 100 rows) at the unit's last measured
 --     microseconds per row, growing at most fourfold over the unit's
---     previous statement. A batch's first statement takes
---     at least 100 rows when the pace was measured on fewer; a later one that
---     would fit fewer than 100 is not started: the batch ends. When the time
+--     previous statement (community_deletion._purge_rows_by_time). A
+--     batch's first statement takes at least 100 rows when the pace was
+--     measured on fewer; a later one that would fit fewer than 100 is not
+--     started: the batch ends. When the time
 --     is spent the batch ends (the first statement of a batch always moves at
---     least one row, so every batch makes progress). The measured rate is kept in the checkpoint
---     (detail us_per_row, last_rows), so a new batch starts at the pace of
---     the last one. Batch boundaries depend on measured time; what is
---     removed, in which order and with which totals does not.
+--     least one row, so every batch makes progress). The measured rate is
+--     kept in the checkpoint (detail us_per_row, last_rows), so a new batch
+--     starts at the pace of the last one. Batch boundaries depend on
+--     measured time; what is removed, in which order and with which totals
+--     does not.
 -- A unit whose checkpoint is completed is skipped. Otherwise its rows are
 -- found through the index leading with the community column and removed by
 -- ctid. In a bounded batch, a table with an eligible unique index
@@ -55,8 +57,9 @@
 -- is completed by the next (its lookup walks the index entries of the rows
 -- the last batch removed, so the absence proof does not walk them all at
 -- once), and the batch that finds every unit completed reports done. Small
--- tables share a batch; a large one spans many. A batch that does not commit leaves rows and checkpoints
--- exactly as they were, so the totals always equal what is gone.
+-- tables share a batch; a large one spans many. A batch that does not
+-- commit leaves rows and checkpoints exactly as they were, so the totals
+-- always equal what is gone.
 -- The caller holds the shared schema-destruction lock, re-validated the
 -- catalog, holds the community lock exclusively and verified lease and fence
 -- generation. Returns {"rows": removed or nulled in this call, "cost": their
@@ -70,8 +73,6 @@ create or replace function community_deletion._purge_batch(
   set search_path = pg_catalog, pg_temp
 as $$
 declare
-  c_probe_rows constant bigint := 100;
-  c_growth constant bigint := 4;
   v_started timestamptz := clock_timestamp();
   -- The time target in microseconds; only a bounded batch has one.
   v_target_us numeric := case when p_budget is not null then extract(epoch from p_target) * 1000000 end;
@@ -89,8 +90,6 @@ declare
   v_done boolean := true;
   v_rate numeric;
   v_last bigint;
-  v_left numeric;
-  v_fits numeric;
   v_t0 timestamptz;
   v_removed bigint := 0;
   v_spent bigint := 0;
@@ -184,47 +183,13 @@ begin
       v_by_cost := case when p_budget is null then null
                         when v_spent = 0 then greatest(1, p_budget / v_unit.weight)
                         else (p_budget - v_spent) / v_unit.weight end;
-      -- The allowance in time. A batch's first statement (nothing spent
-      -- yet): one row once the time is spent (every batch makes progress),
-      -- else a probe for a unit never measured, else what fits in the time
-      -- left at the unit's pace (half of it when that is a probe's worth or
-      -- more: a statement whose rows turn out to cost twice the measured
-      -- pace then ends the batch near its target instead of at twice it),
-      -- at most c_growth times the unit's previous statement and at least one row — and at least a probe's worth when
-      -- that pace was measured on a statement smaller than a probe (its
-      -- fixed cost, such as a lookup that walks many dead index entries,
-      -- must not shrink the next statement towards a single row). A later
-      -- statement is started only when it fits: nothing once the time is
-      -- spent; a unit never measured probes with a tenth of a probe, and
-      -- only while half the target is left; a measured unit takes what fits
-      -- in the time left (at most c_growth times its previous statement),
-      -- and when that is under a probe's worth the batch ends instead of
-      -- raising it to the floor — the floor made a batch of rows costing
-      -- milliseconds each (a parent whose every row's foreign key checks
-      -- walk many child entries) overrun its target by a probe's worth.
-      v_by_time := null;
-      if v_target_us is not null then
-        v_left := v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000;
-        -- What fits: half the time left when that is a probe's worth or
-        -- more, else all of it.
-        v_fits := case when v_left <= 0 or v_rate is null then null
-                       when floor(v_left / 2 / greatest(v_rate, 0.001)) >= c_probe_rows
-                         then floor(v_left / 2 / greatest(v_rate, 0.001))
-                       else floor(v_left / greatest(v_rate, 0.001)) end;
-        if v_spent = 0 then
-          v_by_time := case when v_left <= 0 then 1
-                            when v_rate is null or v_last is null then c_probe_rows
-                            else greatest(1, least(case when v_last < c_probe_rows then greatest(v_fits, c_probe_rows)
-                                                        else v_fits end,
-                                                   c_growth * v_last)) end;
-        elsif v_left <= 0 then
-          v_by_time := 0;
-        elsif v_rate is null or v_last is null then
-          v_by_time := case when v_left * 2 >= v_target_us then c_probe_rows / 10 else 0 end;
-        else
-          v_by_time := case when v_fits < c_probe_rows then 0 else least(v_fits, c_growth * v_last) end;
-        end if;
-      end if;
+      -- The allowance in time (community_deletion._purge_rows_by_time): a
+      -- probe for a unit never measured, else what fits in the time left at
+      -- the unit's pace, growing at most fourfold; a later statement only
+      -- when it fits (0: the batch ends); the first always moves a row.
+      v_by_time := community_deletion._purge_rows_by_time(
+        v_target_us, v_target_us - extract(epoch from clock_timestamp() - v_started) * 1000000,
+        v_spent > 0, v_rate, v_last);
       v_allowed := least(v_by_cost, v_by_time);
       if v_allowed = 0 then
         v_full := true;
@@ -326,7 +291,8 @@ begin
         exit;
       end if;
       if v_by_cost is not null and v_rows >= v_by_cost then
-        -- The budget is spent and this table may hold more: the next batch goes on here.
+        -- The budget is spent and this table may hold more: the next batch
+        -- goes on here.
         v_full := true;
         exit;
       end if;

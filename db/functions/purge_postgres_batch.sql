@@ -23,6 +23,15 @@
 -- whose writers feel the purge: the purge takes (1 + ratio) times as long,
 -- holds nothing while it rests (no transaction, no lock; the lease is
 -- renewed, the community stays fenced).
+-- The batch's transaction commits without waiting for its WAL to reach disk
+-- (synchronous_commit off, for this transaction only): a batch lost to a
+-- server crash is a batch that never ran — its rows come back with its
+-- checkpoint, so the totals still equal what is gone, and the next batch
+-- redoes it — while the wait (a flush behind a checkpoint's, up to tens of
+-- milliseconds) was part of every batch's transaction and of the shared
+-- schema lock's hold. finish_postgres_purge, which tombstones the community,
+-- commits as the session does (synchronously by default), flushing every
+-- batch before it.
 create or replace function community_deletion.purge_postgres_batch(
   request_id uuid,
   executor_id text,
@@ -59,6 +68,7 @@ begin
   -- successor's claim or batch, or an abort, that went first is seen now, and
   -- none can overtake this batch before it commits.
   v_request := community_deletion._verify_lease_and_fence(p_request_id, p_owner, p_generation, 'bindings_removed', p_fence_generation);
+  perform set_config('synchronous_commit', 'off', true);
   perform set_config('community_deletion.read_state_hard_delete', 'on', true);
   select s.purge_batch_rows, s.purge_batch_target, s.purge_batch_rest_ratio into v_budget, v_target, v_rest_ratio
     from community_deletion.settings s;
