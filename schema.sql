@@ -575,20 +575,42 @@ CREATE FUNCTION community_deletion._community_columns(p_table regclass) RETURNS 
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C"), '{}')
-    from pg_catalog.pg_attribute a
-   where a.attrelid = p_table and a.attnum > 0 and not a.attisdropped
-     and (a.attname = 'community_id'
-          or exists (select 1 from pg_catalog.pg_constraint k
-                      where k.conrelid = p_table and k.contype = 'f'
-                        and k.confrelid = pg_catalog.to_regclass('public.communities')
-                        and a.attnum = any (k.conkey))));
+  return coalesce((select x.columns from community_deletion._community_columns_of(array[p_table]) x), '{}');
 end;
 $$;
 
 
 ALTER FUNCTION community_deletion._community_columns(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _community_columns_of(regclass[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._community_columns_of(p_tables regclass[]) RETURNS TABLE(rel regclass, columns text[])
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  select t.rel,
+         coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C")
+                    filter (where a.attname is not null), '{}')
+    from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t
+    left join pg_catalog.pg_attribute a
+      on a.attrelid = t.rel and a.attnum > 0 and not a.attisdropped
+     and (a.attname = 'community_id'
+          or exists (select 1 from pg_catalog.pg_constraint k
+                      where k.conrelid = t.rel and k.contype = 'f'
+                        and k.confrelid = (select pg_catalog.to_regclass('public.communities'))
+                        and a.attnum = any (k.conkey)))
+   group by t.rel;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._community_columns_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _community_lock_key(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -631,29 +653,61 @@ CREATE FUNCTION community_deletion._fence_trigger_problems(p_table regclass) RET
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select coalesce(pg_catalog.array_agg(p.problem order by p.name), '{}')
-    from (select e.name,
-                 case when t.oid is null then e.name || ' missing'
-                      when t.tgfoid <> pg_catalog.to_regprocedure(e.fn) then e.name || ' executes another function'
-                      when t.tgenabled <> 'O' then e.name || case t.tgenabled when 'D' then ' disabled'
-                                                                        when 'R' then ' set to fire on replicas only'
-                                                                        else ' set to fire always' end
-                 end as problem
-            from (values ('_010_community_write_fence', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
-                         ('_010_community_write_fence_update', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
-                         ('_010_community_write_fence_delete', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
-                         ('_010_community_write_fence_early', 'community_deletion.tg_scoped_table__refuse_write_early()'),
-                         ('_010_community_write_fence_early_delete', 'community_deletion.tg_scoped_table__refuse_write_early()'),
-                         ('_010_community_write_fence_truncate', 'community_deletion.tg_scoped_table__refuse_truncate()'))
-                   as e(name, fn)
-            left join pg_catalog.pg_trigger t on t.tgrelid = p_table and t.tgname = e.name and not t.tgisinternal) p
-   where p.problem is not null);
+  return coalesce((select x.problems from community_deletion._fence_trigger_problems_of(array[p_table]) x), '{}');
 end;
 $$;
 
 
 ALTER FUNCTION community_deletion._fence_trigger_problems(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _fence_trigger_problems_of(regclass[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._fence_trigger_problems_of(p_tables regclass[]) RETURNS TABLE(rel regclass, problems text[])
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  with fn as (
+    -- Each function resolved once (null when it does not exist: no trigger
+    -- then counts as executing another function).
+    select f.name, pg_catalog.to_regprocedure(f.name) as oid
+      from (values ('community_deletion.tg_scoped_table__enforce_write_fence()'),
+                   ('community_deletion.tg_scoped_table__refuse_write_early()'),
+                   ('community_deletion.tg_scoped_table__refuse_truncate()')) as f(name)
+  ),
+  expected as (
+    select e.name, fn.oid as fn
+      from (values ('_010_community_write_fence', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                   ('_010_community_write_fence_update', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                   ('_010_community_write_fence_delete', 'community_deletion.tg_scoped_table__enforce_write_fence()'),
+                   ('_010_community_write_fence_early', 'community_deletion.tg_scoped_table__refuse_write_early()'),
+                   ('_010_community_write_fence_early_delete', 'community_deletion.tg_scoped_table__refuse_write_early()'),
+                   ('_010_community_write_fence_truncate', 'community_deletion.tg_scoped_table__refuse_truncate()'))
+             as e(name, fn_name)
+      join fn on fn.name = e.fn_name
+  )
+  select p.rel, coalesce(pg_catalog.array_agg(p.problem order by p.name) filter (where p.problem is not null), '{}')
+    from (select t.rel, e.name,
+                 case when tg.oid is null then e.name || ' missing'
+                      when tg.tgfoid <> e.fn then e.name || ' executes another function'
+                      when tg.tgenabled <> 'O' then e.name || case tg.tgenabled when 'D' then ' disabled'
+                                                                          when 'R' then ' set to fire on replicas only'
+                                                                          else ' set to fire always' end
+                 end as problem
+            from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t
+            cross join expected e
+            left join pg_catalog.pg_trigger tg on tg.tgrelid = t.rel and tg.tgname = e.name and not tg.tgisinternal) p
+   group by p.rel;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._fence_trigger_problems_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _stage_is_fenced(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -833,12 +887,31 @@ CREATE FUNCTION community_deletion._foreign_key_index_problems(p_table regclass)
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select coalesce(array_agg(
+  return coalesce((select x.problems from community_deletion._foreign_key_index_problems_of(array[p_table]) x), '{}');
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _foreign_key_index_problems_of(regclass[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) RETURNS TABLE(rel regclass, problems text[])
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  select k.conrelid::pg_catalog.regclass,
+         array_agg(
            format('foreign key %s (%s) references %s but no index leads with (%s)',
                   k.conname, k.columns, k.referenced, k.columns)
-           order by k.conname collate "C"), '{}')
-    from (select c.conname::text as conname, c.conkey,
+           order by k.conname collate "C")
+    from (select c.conrelid, c.conname::text as conname, c.conkey,
                  (select string_agg(quote_ident(a.attname), ', ' order by array_position(c.conkey, a.attnum))
                     from pg_catalog.pg_attribute a
                    where a.attrelid = c.conrelid and a.attnum = any (c.conkey)) as columns,
@@ -846,20 +919,21 @@ begin
             from pg_catalog.pg_constraint c
             join pg_catalog.pg_class rc on rc.oid = c.confrelid
             join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
-           where c.conrelid = p_table and c.contype = 'f'
+           where c.conrelid = any (p_tables::oid[]) and c.contype = 'f'
              and exists (select 1 from community_deletion.registered_tables r
                           where r.kind = 'scoped' and r.schema_name = rn.nspname::text and r.table_name = rc.relname::text)) k
    where not exists (
      select 1 from pg_catalog.pg_index i
-      where i.indrelid = p_table and i.indisvalid and i.indpred is null
+      where i.indrelid = k.conrelid and i.indisvalid and i.indpred is null
         and i.indnkeyatts >= cardinality(k.conkey)
         and (select array_agg(i.indkey[s] order by i.indkey[s]) from generate_series(0, cardinality(k.conkey) - 1) s)
-            = (select array_agg(x order by x) from unnest(k.conkey) x)));
+            = (select array_agg(x order by x) from unnest(k.conkey) x))
+   group by k.conrelid;
 end;
 $$;
 
 
-ALTER FUNCTION community_deletion._foreign_key_index_problems(p_table regclass) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -906,17 +980,37 @@ CREATE FUNCTION community_deletion._has_leading_index(p_table regclass, p_column
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select exists (
-    select 1 from pg_catalog.pg_index i
-      join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-     where i.indrelid = p_table and a.attname = p_column and not a.attisdropped
-       and i.indisvalid and i.indpred is null));
+  return (select x.has_index from community_deletion._has_leading_index_of(array[p_table], array[p_column]) x);
 end;
 $$;
 
 
 ALTER FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _has_leading_index_of(regclass[], text[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._has_leading_index_of(p_tables regclass[], p_columns text[]) RETURNS TABLE(rel regclass, column_name text, has_index boolean)
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  select t.rel, t.col,
+         exists (
+           select 1 from pg_catalog.pg_index i
+             join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+            where i.indrelid = t.rel and a.attname = t.col and not a.attisdropped
+              and i.indisvalid and i.indpred is null)
+    from rows from (pg_catalog.unnest(p_tables), pg_catalog.unnest(p_columns)) t(rel, col);
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._has_leading_index_of(p_tables regclass[], p_columns text[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _identity_key(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -945,20 +1039,39 @@ CREATE FUNCTION community_deletion._inheritance_role(p_table regclass) RETURNS t
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select case
-           when c.relkind = 'p' then 'a partitioned table'
-           when c.relispartition then 'a partition'
-           when exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = p_table) then 'an inheritance parent'
-           when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
-         end
-    from pg_catalog.pg_class c
-   where c.oid = p_table);
+  return (select x.inheritance from community_deletion._inheritance_role_of(array[p_table]) x);
 end;
 $$;
 
 
 ALTER FUNCTION community_deletion._inheritance_role(p_table regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _inheritance_role_of(regclass[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._inheritance_role_of(p_tables regclass[]) RETURNS TABLE(rel regclass, inheritance text)
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  select c.oid::pg_catalog.regclass,
+         case
+           when c.relkind = 'p' then 'a partitioned table'
+           when c.relispartition then 'a partition'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = c.oid) then 'an inheritance parent'
+           when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = c.oid) then 'an inheritance child'
+         end
+    from pg_catalog.pg_class c
+   where c.oid = any (p_tables::oid[]);
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._inheritance_role_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _inventory_difference(uuid, jsonb, jsonb); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -1061,66 +1174,102 @@ CREATE FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_even
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  with recursive domains as (
-    -- The domains of p_rel's columns (an array column's element type too),
-    -- and the domains those are based on.
-    select t.oid, t.typbasetype
-      from pg_catalog.pg_attribute a
-      join pg_catalog.pg_type ct on ct.oid = a.atttypid
-      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
-     where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped
-    union
-    select t.oid, t.typbasetype
-      from domains dm
-      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
-  ),
-  code as (
-    select pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
-           t.tgfoid as fn, false as always
-      from pg_catalog.pg_trigger t
-     where t.tgrelid = p_rel and not t.tgisinternal
-       and (t.tgtype::integer & case p_event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
-    union all
-    select pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(p_event)), null, true
-      from pg_catalog.pg_rewrite r
-     where r.ev_class = p_rel and r.rulename <> '_RETURN'
-       and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
-    union all
-    select community_deletion._row_security_problem(p_rel), null, true
-     where community_deletion._row_security_problem(p_rel) is not null
-    union all
-    select pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
-                             f.fn::pg_catalog.regprocedure), f.fn, false
-      from pg_catalog.pg_depend d
-      cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
-                                      else (select o.oprcode::oid from pg_catalog.pg_operator o where o.oid = d.refobjid) end as fn) f
-     where p_event = 'update'
-       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
-       and (   (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass::oid
-                and d.objid in (select i.indexrelid from pg_catalog.pg_index i where i.indrelid = p_rel))
-            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
-                and d.objid in (select c.oid from pg_catalog.pg_constraint c where c.conrelid = p_rel and c.contype = 'c'))
-            or (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid
-                and d.objid in (select ad.oid from pg_catalog.pg_attrdef ad
-                                  join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-                                 where ad.adrelid = p_rel and a.attgenerated <> ''))
-            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
-                and d.objid in (select c.oid from pg_catalog.pg_constraint c
-                                 where c.contypid in (select dm.oid from domains dm))))
-  )
-  select coalesce(pg_catalog.array_agg(distinct c.what), '{}')
-    from code c
-    left join pg_catalog.pg_proc p on p.oid = c.fn
-   where c.always
-      or (p.oid is not null
-          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner)));
+  return coalesce((select x.problems from community_deletion._invoker_code_problems_of(array[p_rel], p_event) x), '{}');
 end;
 $$;
 
 
 ALTER FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _invoker_code_problems_of(regclass[], text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._invoker_code_problems_of(p_rels regclass[], p_event text) RETURNS TABLE(rel regclass, problems text[])
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  with recursive rels as (
+    select distinct x.rel::pg_catalog.oid as rel from pg_catalog.unnest(p_rels) x(rel)
+  ),
+  domains as (
+    -- The domains of each relation's columns (an array column's element type
+    -- too), and the domains those are based on.
+    select a.attrelid as rel, t.oid, t.typbasetype
+      from pg_catalog.pg_attribute a
+      join pg_catalog.pg_type ct on ct.oid = a.atttypid
+      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
+     where a.attrelid in (select r.rel from rels r) and a.attnum > 0 and not a.attisdropped
+    union
+    select dm.rel, t.oid, t.typbasetype
+      from domains dm
+      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
+  ),
+  -- For 'update': the objects whose expressions the statement evaluates
+  -- (indexes, CHECK constraints, generated columns, constraints of the
+  -- columns' domains), each with its relation.
+  objects as (
+    select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
+      from pg_catalog.pg_index i
+     where i.indrelid in (select r.rel from rels r)
+    union all
+    select c.conrelid, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
+      from pg_catalog.pg_constraint c
+     where c.conrelid in (select r.rel from rels r) and c.contype = 'c'
+    union all
+    select ad.adrelid, 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid, ad.oid
+      from pg_catalog.pg_attrdef ad
+      join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
+     where ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
+    union all
+    select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
+      from domains dm
+      join pg_catalog.pg_constraint c on c.contypid = dm.oid
+  ),
+  code as (
+    select t.tgrelid as rel,
+           pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
+           t.tgfoid as fn, false as always
+      from pg_catalog.pg_trigger t
+     where t.tgrelid in (select r.rel from rels r) and not t.tgisinternal
+       and (t.tgtype::integer & case p_event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
+    union all
+    select r.ev_class, pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(p_event)), null, true
+      from pg_catalog.pg_rewrite r
+     where r.ev_class in (select x.rel from rels x) and r.rulename <> '_RETURN'
+       and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
+    union all
+    select s.rel::pg_catalog.oid, s.problem, null, true
+      from community_deletion._row_security_problem_of(p_rels) s
+     where s.problem is not null
+    union all
+    select o.rel,
+           pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
+                             f.fn::pg_catalog.regprocedure), f.fn, false
+      from (select distinct ob.rel, ob.classid, ob.objid from objects ob) o
+      join pg_catalog.pg_depend d on d.classid = o.classid and d.objid = o.objid
+      cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
+                                      else (select op.oprcode::oid from pg_catalog.pg_operator op where op.oid = d.refobjid) end as fn) f
+     where p_event = 'update'
+       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
+  )
+  select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
+    from code c
+    left join pg_catalog.pg_proc p on p.oid = c.fn
+   where c.always
+      or (p.oid is not null
+          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+   group by c.rel;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._invoker_code_problems_of(p_rels regclass[], p_event text) OWNER TO community_deletion_owner;
 
 --
 -- Name: _key_chunk_facts(jsonb, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -1247,7 +1396,7 @@ begin
                            where a.attrelid = c.oid and a.attname = 'community_id' and not a.attisdropped)
                   or exists (select 1 from pg_catalog.pg_constraint k
                               where k.conrelid = c.oid and k.contype = 'f'
-                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l);
+                                and k.confrelid = (select pg_catalog.to_regclass('public.communities'))))) l);
 end;
 $$;
 
@@ -1272,7 +1421,7 @@ begin
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
            where not c.relispartition and not t.tgisinternal
              and t.tgenabled = 'O'
-             and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')
+             and t.tgfoid = (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'))
              and (t.tgtype & 1) = 0      -- statement level
              and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
              and t.tgqual is null        -- no WHEN condition
@@ -2416,8 +2565,27 @@ CREATE FUNCTION community_deletion._row_security_problem(p_rel regclass) RETURNS
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return (
-  select case
+  return (select x.problem from community_deletion._row_security_problem_of(array[p_rel]) x);
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._row_security_problem(p_rel regclass) OWNER TO community_deletion_owner;
+
+--
+-- Name: _row_security_problem_of(regclass[]); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._row_security_problem_of(p_rels regclass[]) RETURNS TABLE(rel regclass, problem text)
+    LANGUAGE plpgsql STABLE ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $$
+begin
+  return query
+  select c.oid::pg_catalog.regclass,
+         case
            when not c.relrowsecurity then null
            when (select r.rolbypassrls from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner') then null
            when not c.relforcerowsecurity and pg_catalog.pg_has_role('community_deletion_owner', c.relowner, 'USAGE') then null
@@ -2426,12 +2594,12 @@ begin
                 || ')'
          end
     from pg_catalog.pg_class c
-   where c.oid = p_rel);
+   where c.oid = any (p_rels::pg_catalog.oid[]);
 end;
 $$;
 
 
-ALTER FUNCTION community_deletion._row_security_problem(p_rel regclass) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._row_security_problem_of(p_rels regclass[]) OWNER TO community_deletion_owner;
 
 --
 -- Name: _same_operator(text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -5526,7 +5694,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 28
+  select 29
 $$;
 
 
@@ -6410,6 +6578,7 @@ CREATE FUNCTION community_deletion.validate_catalog() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET row_security TO 'off'
+    SET jit TO 'off'
     AS $$
 declare
   v_live text[] := community_deletion._live_community_tables();
@@ -6423,7 +6592,20 @@ declare
   v_shape text[];
   v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
   v_problems text[] := '{}';
+  -- The registered scoped and provenance tables that exist, and each one's
+  -- community column (same order), for the _of helpers.
+  v_rels regclass[];
+  v_columns text[];
+  v_scoped_rels regclass[];
+  v_provenance_rels regclass[];
 begin
+  select coalesce(array_agg(x.rel), '{}'), coalesce(array_agg(r.community_column), '{}'),
+         coalesce(array_agg(x.rel) filter (where r.kind = 'scoped'), '{}'),
+         coalesce(array_agg(x.rel) filter (where r.kind = 'provenance'), '{}')
+    into v_rels, v_columns, v_scoped_rels, v_provenance_rels
+    from community_deletion.registered_tables r
+    cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+   where r.kind in ('scoped', 'provenance') and x.rel is not null;
   select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
          coalesce(array_agg(l.label order by l.label collate "C") filter (where r.kind = 'scoped'), '{}')
     into v_registered, v_scoped
@@ -6443,43 +6625,51 @@ begin
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
            where not t.tgisinternal
-             and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'))) f
+             and t.tgfoid in ((select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')),
+                              (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()')),
+                              (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()')))) f
    where x <> all (v_scoped);
-  -- The shape of every registered scoped and provenance table that exists.
-  select coalesce(array_agg(format('%s: %s', s.label, array_to_string(s.problems, ', ')) order by s.label collate "C"), '{}')
+  -- The shape of every registered scoped and provenance table that exists,
+  -- each rule checked for all of them in one query (the _of helpers).
+  select coalesce(array_agg(s.label || ': ' || array_to_string(s.problems, ', ') order by s.label collate "C"), '{}')
     into v_shape
-    from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
+    from (select t.label,
                  array_remove(array[
-                   case when x.inheritance is not null then 'it is ' || x.inheritance end,
-                   case when r.kind = 'scoped' and not exists (
+                   case when ih.inheritance is not null then 'it is ' || ih.inheritance end,
+                   case when t.kind = 'scoped' and not exists (
                           select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
+                           where a.attrelid = t.rel and a.attname = 'community_id' and not a.attisdropped
                              and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
                         then 'community_id is not uuid not null' end,
-                   case when x.columns <> array[r.community_column]
+                   case when cc.columns <> array[t.community_column]
                         then format('the columns holding a community are %s, registered: %s',
-                                    coalesce(nullif(array_to_string(x.columns, ', '), ''), 'none'),
-                                    r.community_column) end,
-                   case when r.kind = 'provenance' and exists (
+                                    coalesce(nullif(array_to_string(cc.columns, ', '), ''), 'none'),
+                                    t.community_column) end,
+                   case when t.kind = 'provenance' and exists (
                           select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
-                        then r.community_column || ' is NOT NULL (the purge nulls it)' end,
-                   case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end], null)
-                 || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
-                                else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
-                 || community_deletion._foreign_key_index_problems(x.rel)
-                 || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
+                           where a.attrelid = t.rel and a.attname = t.community_column and a.attnotnull)
+                        then t.community_column || ' is NOT NULL (the purge nulls it)' end,
+                   case when not li.has_index
+                        then 'no valid index leads with ' || t.community_column end], null)
+                 || case t.kind when 'scoped' then coalesce(ft.problems, '{}')
+                                else community_deletion._provenance_guard_problems(t.rel, t.community_column) end
+                 || coalesce(fk.problems, '{}')
+                 || coalesce(ic.problems, '{}')
                    as problems
-            from community_deletion.registered_tables r
-            -- Each computed once per table (offset 0 keeps the planner from
-            -- inlining the subqueries, which evaluates them at every use).
-            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel offset 0) o
-            cross join lateral (select o.rel, community_deletion._inheritance_role(o.rel) as inheritance,
-                                       community_deletion._community_columns(o.rel) as columns offset 0) x
-           where r.kind in ('scoped', 'provenance') and x.rel is not null) s
+            from (select r.kind, r.community_column, community_deletion._table_label(r.schema_name, r.table_name) as label,
+                         community_deletion._registered_relation(r.schema_name, r.table_name) as rel
+                    from community_deletion.registered_tables r
+                   -- offset 0: each computed once per table, not at every join.
+                   where r.kind in ('scoped', 'provenance') offset 0) t
+            left join community_deletion._inheritance_role_of(v_rels) ih on ih.rel = t.rel
+            left join community_deletion._community_columns_of(v_rels) cc on cc.rel = t.rel
+            left join community_deletion._has_leading_index_of(v_rels, v_columns) li on li.rel = t.rel and li.column_name = t.community_column
+            left join community_deletion._fence_trigger_problems_of(v_scoped_rels) ft on ft.rel = t.rel
+            left join community_deletion._foreign_key_index_problems_of(v_rels) fk on fk.rel = t.rel
+            left join community_deletion._invoker_code_problems_of(v_scoped_rels, 'delete') ic_d on ic_d.rel = t.rel and t.kind = 'scoped'
+            left join community_deletion._invoker_code_problems_of(v_provenance_rels, 'update') ic_u on ic_u.rel = t.rel and t.kind = 'provenance'
+            cross join lateral (select coalesce(ic_d.problems, ic_u.problems) as problems) ic
+           where t.rel is not null) s
    where cardinality(s.problems) > 0;
 
   if cardinality(v_missing) > 0 then
@@ -10029,6 +10219,13 @@ REVOKE ALL ON FUNCTION community_deletion._community_columns(p_table regclass) F
 
 
 --
+-- Name: FUNCTION _community_columns_of(p_tables regclass[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._community_columns_of(p_tables regclass[]) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _describe_store_identity(p_identity jsonb); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -10040,6 +10237,13 @@ REVOKE ALL ON FUNCTION community_deletion._describe_store_identity(p_identity js
 --
 
 REVOKE ALL ON FUNCTION community_deletion._fence_trigger_problems(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _fence_trigger_problems_of(p_tables regclass[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._fence_trigger_problems_of(p_tables regclass[]) FROM PUBLIC;
 
 
 --
@@ -10065,10 +10269,24 @@ REVOKE ALL ON FUNCTION community_deletion._foreign_key_index_problems(p_table re
 
 
 --
+-- Name: FUNCTION _foreign_key_index_problems_of(p_tables regclass[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _has_leading_index(p_table regclass, p_column text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
 REVOKE ALL ON FUNCTION community_deletion._has_leading_index(p_table regclass, p_column text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _has_leading_index_of(p_tables regclass[], p_columns text[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._has_leading_index_of(p_tables regclass[], p_columns text[]) FROM PUBLIC;
 
 
 --
@@ -10083,6 +10301,13 @@ REVOKE ALL ON FUNCTION community_deletion._identity_key(p_identity text) FROM PU
 --
 
 REVOKE ALL ON FUNCTION community_deletion._inheritance_role(p_table regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _inheritance_role_of(p_tables regclass[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._inheritance_role_of(p_tables regclass[]) FROM PUBLIC;
 
 
 --
@@ -10104,6 +10329,13 @@ REVOKE ALL ON FUNCTION community_deletion._inventory_digest(p_inventory jsonb) F
 --
 
 REVOKE ALL ON FUNCTION community_deletion._invoker_code_problems(p_rel regclass, p_event text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _invoker_code_problems_of(p_rels regclass[], p_event text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._invoker_code_problems_of(p_rels regclass[], p_event text) FROM PUBLIC;
 
 
 --
@@ -10343,6 +10575,13 @@ REVOKE ALL ON FUNCTION community_deletion._restore_community(p_community uuid, p
 --
 
 REVOKE ALL ON FUNCTION community_deletion._row_security_problem(p_rel regclass) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _row_security_problem_of(p_rels regclass[]); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._row_security_problem_of(p_rels regclass[]) FROM PUBLIC;
 
 
 --

@@ -3,7 +3,8 @@
 -- child. Statement-level triggers on a parent do not fire for statements
 -- addressed to a partition or child, and a child's rows are read and deleted
 -- through its parent, so the engine registers only plain tables as scoped or
--- provenance (docs/security.md#partitions-and-inheritance).
+-- provenance (docs/security.md#partitions-and-inheritance). The rule is
+-- _inheritance_role_of's.
 -- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._inheritance_role(p_table regclass)
   returns text
@@ -13,14 +14,6 @@ create or replace function community_deletion._inheritance_role(p_table regclass
   set plan_cache_mode = force_generic_plan
 as $$
 begin
-  return (
-  select case
-           when c.relkind = 'p' then 'a partitioned table'
-           when c.relispartition then 'a partition'
-           when exists (select 1 from pg_catalog.pg_inherits i where i.inhparent = p_table) then 'an inheritance parent'
-           when exists (select 1 from pg_catalog.pg_inherits i where i.inhrelid = p_table) then 'an inheritance child'
-         end
-    from pg_catalog.pg_class c
-   where c.oid = p_table);
+  return (select x.inheritance from community_deletion._inheritance_role_of(array[p_table]) x);
 end;
 $$;

@@ -26,7 +26,8 @@
 --     before any policy code runs; this names the cause first.
 -- Foreign-key checks and actions are not code of this kind: PostgreSQL runs
 -- them as the owner of the table they read or change. Returns the problems
--- in words, sorted; empty when there are none.
+-- in words, sorted; empty when there are none. The query is
+-- _invoker_code_problems_of's.
 -- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).
 create or replace function community_deletion._invoker_code_problems(p_rel pg_catalog.regclass, p_event text)
   returns text[]
@@ -36,60 +37,6 @@ create or replace function community_deletion._invoker_code_problems(p_rel pg_ca
   set plan_cache_mode = force_generic_plan
 as $$
 begin
-  return (
-  with recursive domains as (
-    -- The domains of p_rel's columns (an array column's element type too),
-    -- and the domains those are based on.
-    select t.oid, t.typbasetype
-      from pg_catalog.pg_attribute a
-      join pg_catalog.pg_type ct on ct.oid = a.atttypid
-      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
-     where a.attrelid = p_rel and a.attnum > 0 and not a.attisdropped
-    union
-    select t.oid, t.typbasetype
-      from domains dm
-      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
-  ),
-  code as (
-    select pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
-           t.tgfoid as fn, false as always
-      from pg_catalog.pg_trigger t
-     where t.tgrelid = p_rel and not t.tgisinternal
-       and (t.tgtype::integer & case p_event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
-    union all
-    select pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(p_event)), null, true
-      from pg_catalog.pg_rewrite r
-     where r.ev_class = p_rel and r.rulename <> '_RETURN'
-       and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
-    union all
-    select community_deletion._row_security_problem(p_rel), null, true
-     where community_deletion._row_security_problem(p_rel) is not null
-    union all
-    select pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
-                             f.fn::pg_catalog.regprocedure), f.fn, false
-      from pg_catalog.pg_depend d
-      cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
-                                      else (select o.oprcode::oid from pg_catalog.pg_operator o where o.oid = d.refobjid) end as fn) f
-     where p_event = 'update'
-       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
-       and (   (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass::oid
-                and d.objid in (select i.indexrelid from pg_catalog.pg_index i where i.indrelid = p_rel))
-            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
-                and d.objid in (select c.oid from pg_catalog.pg_constraint c where c.conrelid = p_rel and c.contype = 'c'))
-            or (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid
-                and d.objid in (select ad.oid from pg_catalog.pg_attrdef ad
-                                  join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-                                 where ad.adrelid = p_rel and a.attgenerated <> ''))
-            or (d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid
-                and d.objid in (select c.oid from pg_catalog.pg_constraint c
-                                 where c.contypid in (select dm.oid from domains dm))))
-  )
-  select coalesce(pg_catalog.array_agg(distinct c.what), '{}')
-    from code c
-    left join pg_catalog.pg_proc p on p.oid = c.fn
-   where c.always
-      or (p.oid is not null
-          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner)));
+  return coalesce((select x.problems from community_deletion._invoker_code_problems_of(array[p_rel], p_event) x), '{}');
 end;
 $$;

@@ -25,6 +25,6 @@ begin
                            where a.attrelid = c.oid and a.attname = 'community_id' and not a.attisdropped)
                   or exists (select 1 from pg_catalog.pg_constraint k
                               where k.conrelid = c.oid and k.contype = 'f'
-                                and k.confrelid = pg_catalog.to_regclass('public.communities')))) l);
+                                and k.confrelid = (select pg_catalog.to_regclass('public.communities'))))) l);
 end;
 $$;

@@ -33,7 +33,7 @@ begin
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
            where not c.relispartition and not t.tgisinternal
              and t.tgenabled = 'O'
-             and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')
+             and t.tgfoid = (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'))
              and (t.tgtype & 1) = 0      -- statement level
              and (t.tgtype & 66) = 0     -- AFTER: neither BEFORE (2) nor INSTEAD OF (64)
              and t.tgqual is null        -- no WHEN condition

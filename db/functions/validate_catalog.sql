@@ -43,6 +43,7 @@ create or replace function community_deletion.validate_catalog()
   security definer
   set search_path = pg_catalog, pg_temp
   set row_security = off
+  set jit = off
 as $$
 declare
   v_live text[] := community_deletion._live_community_tables();
@@ -56,7 +57,20 @@ declare
   v_shape text[];
   v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
   v_problems text[] := '{}';
+  -- The registered scoped and provenance tables that exist, and each one's
+  -- community column (same order), for the _of helpers.
+  v_rels regclass[];
+  v_columns text[];
+  v_scoped_rels regclass[];
+  v_provenance_rels regclass[];
 begin
+  select coalesce(array_agg(x.rel), '{}'), coalesce(array_agg(r.community_column), '{}'),
+         coalesce(array_agg(x.rel) filter (where r.kind = 'scoped'), '{}'),
+         coalesce(array_agg(x.rel) filter (where r.kind = 'provenance'), '{}')
+    into v_rels, v_columns, v_scoped_rels, v_provenance_rels
+    from community_deletion.registered_tables r
+    cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
+   where r.kind in ('scoped', 'provenance') and x.rel is not null;
   select coalesce(array_agg(l.label order by l.label collate "C"), '{}'),
          coalesce(array_agg(l.label order by l.label collate "C") filter (where r.kind = 'scoped'), '{}')
     into v_registered, v_scoped
@@ -76,43 +90,51 @@ begin
             join pg_catalog.pg_class c on c.oid = t.tgrelid
             join pg_catalog.pg_namespace n on n.oid = c.relnamespace
            where not t.tgisinternal
-             and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
-                              pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'))) f
+             and t.tgfoid in ((select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()')),
+                              (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()')),
+                              (select pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()')))) f
    where x <> all (v_scoped);
-  -- The shape of every registered scoped and provenance table that exists.
-  select coalesce(array_agg(format('%s: %s', s.label, array_to_string(s.problems, ', ')) order by s.label collate "C"), '{}')
+  -- The shape of every registered scoped and provenance table that exists,
+  -- each rule checked for all of them in one query (the _of helpers).
+  select coalesce(array_agg(s.label || ': ' || array_to_string(s.problems, ', ') order by s.label collate "C"), '{}')
     into v_shape
-    from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
+    from (select t.label,
                  array_remove(array[
-                   case when x.inheritance is not null then 'it is ' || x.inheritance end,
-                   case when r.kind = 'scoped' and not exists (
+                   case when ih.inheritance is not null then 'it is ' || ih.inheritance end,
+                   case when t.kind = 'scoped' and not exists (
                           select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = x.rel and a.attname = 'community_id' and not a.attisdropped
+                           where a.attrelid = t.rel and a.attname = 'community_id' and not a.attisdropped
                              and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
                         then 'community_id is not uuid not null' end,
-                   case when x.columns <> array[r.community_column]
+                   case when cc.columns <> array[t.community_column]
                         then format('the columns holding a community are %s, registered: %s',
-                                    coalesce(nullif(array_to_string(x.columns, ', '), ''), 'none'),
-                                    r.community_column) end,
-                   case when r.kind = 'provenance' and exists (
+                                    coalesce(nullif(array_to_string(cc.columns, ', '), ''), 'none'),
+                                    t.community_column) end,
+                   case when t.kind = 'provenance' and exists (
                           select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = x.rel and a.attname = r.community_column and a.attnotnull)
-                        then r.community_column || ' is NOT NULL (the purge nulls it)' end,
-                   case when not community_deletion._has_leading_index(x.rel, r.community_column)
-                        then 'no valid index leads with ' || r.community_column end], null)
-                 || case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
-                                else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
-                 || community_deletion._foreign_key_index_problems(x.rel)
-                 || community_deletion._invoker_code_problems(x.rel, case r.kind when 'scoped' then 'delete' else 'update' end)
+                           where a.attrelid = t.rel and a.attname = t.community_column and a.attnotnull)
+                        then t.community_column || ' is NOT NULL (the purge nulls it)' end,
+                   case when not li.has_index
+                        then 'no valid index leads with ' || t.community_column end], null)
+                 || case t.kind when 'scoped' then coalesce(ft.problems, '{}')
+                                else community_deletion._provenance_guard_problems(t.rel, t.community_column) end
+                 || coalesce(fk.problems, '{}')
+                 || coalesce(ic.problems, '{}')
                    as problems
-            from community_deletion.registered_tables r
-            -- Each computed once per table (offset 0 keeps the planner from
-            -- inlining the subqueries, which evaluates them at every use).
-            cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel offset 0) o
-            cross join lateral (select o.rel, community_deletion._inheritance_role(o.rel) as inheritance,
-                                       community_deletion._community_columns(o.rel) as columns offset 0) x
-           where r.kind in ('scoped', 'provenance') and x.rel is not null) s
+            from (select r.kind, r.community_column, community_deletion._table_label(r.schema_name, r.table_name) as label,
+                         community_deletion._registered_relation(r.schema_name, r.table_name) as rel
+                    from community_deletion.registered_tables r
+                   -- offset 0: each computed once per table, not at every join.
+                   where r.kind in ('scoped', 'provenance') offset 0) t
+            left join community_deletion._inheritance_role_of(v_rels) ih on ih.rel = t.rel
+            left join community_deletion._community_columns_of(v_rels) cc on cc.rel = t.rel
+            left join community_deletion._has_leading_index_of(v_rels, v_columns) li on li.rel = t.rel and li.column_name = t.community_column
+            left join community_deletion._fence_trigger_problems_of(v_scoped_rels) ft on ft.rel = t.rel
+            left join community_deletion._foreign_key_index_problems_of(v_rels) fk on fk.rel = t.rel
+            left join community_deletion._invoker_code_problems_of(v_scoped_rels, 'delete') ic_d on ic_d.rel = t.rel and t.kind = 'scoped'
+            left join community_deletion._invoker_code_problems_of(v_provenance_rels, 'update') ic_u on ic_u.rel = t.rel and t.kind = 'provenance'
+            cross join lateral (select coalesce(ic_d.problems, ic_u.problems) as problems) ic
+           where t.rel is not null) s
    where cardinality(s.problems) > 0;
 
   if cardinality(v_missing) > 0 then

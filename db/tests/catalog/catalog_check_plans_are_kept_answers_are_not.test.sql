@@ -1,11 +1,15 @@
--- The catalog check runs in every purge batch, so the helpers it calls once
--- per registered table are PL/pgSQL functions with a generic plan, planned
--- once a session (docs/design.md, The catalog check's cost), each keeping
--- its pinned search_path. Plans kept for the session are not answers kept:
--- drift made after the check ran in this session — its plans cached — is
--- seen by the very next check, whichever helper finds it.
+-- The catalog check runs in every purge batch, so it checks each rule for
+-- every registered table in one query: validate_catalog joins the set
+-- versions of the helpers (_<helper>_of, an array of tables in, one row per
+-- table out) once a check, never a per-table helper once a table. Helpers
+-- of both kinds are PL/pgSQL functions with a generic plan, planned once a
+-- session (docs/design.md, The catalog check's cost), each keeping its
+-- pinned search_path; the set versions and validate_catalog run without JIT.
+-- Plans kept for the session are not answers kept: drift made after the
+-- check ran in this session — its plans cached — is seen by the very next
+-- check, whichever helper finds it.
 begin;
-select plan(7);
+select plan(9);
 
 select is(array(select h.fn
                   from unnest(array[
@@ -18,7 +22,14 @@ select is(array(select h.fn
                     'community_deletion._inheritance_role(regclass)',
                     'community_deletion._provenance_guard_problems(regclass,text)',
                     'community_deletion._live_community_tables()',
-                    'community_deletion._live_fenced_tables()']) as h(fn)
+                    'community_deletion._live_fenced_tables()',
+                    'community_deletion._inheritance_role_of(regclass[])',
+                    'community_deletion._community_columns_of(regclass[])',
+                    'community_deletion._has_leading_index_of(regclass[],text[])',
+                    'community_deletion._fence_trigger_problems_of(regclass[])',
+                    'community_deletion._foreign_key_index_problems_of(regclass[])',
+                    'community_deletion._row_security_problem_of(regclass[])',
+                    'community_deletion._invoker_code_problems_of(regclass[],text)']) as h(fn)
                   join pg_proc p on p.oid = h.fn::regprocedure
                   join pg_language l on l.oid = p.prolang
                  where l.lanname <> 'plpgsql'
@@ -26,7 +37,51 @@ select is(array(select h.fn
                     or not coalesce('search_path=pg_catalog, pg_temp' = any (p.proconfig), false)
                  order by 1),
           '{}'::text[],
-          'every per-table helper of the catalog check is PL/pgSQL, planned once a session, search_path pinned');
+          'every helper of the catalog check is PL/pgSQL, planned once a session, search_path pinned');
+
+select is(array(select h.fn
+                  from unnest(array[
+                    'community_deletion.validate_catalog()',
+                    'community_deletion._inheritance_role_of(regclass[])',
+                    'community_deletion._community_columns_of(regclass[])',
+                    'community_deletion._has_leading_index_of(regclass[],text[])',
+                    'community_deletion._fence_trigger_problems_of(regclass[])',
+                    'community_deletion._foreign_key_index_problems_of(regclass[])',
+                    'community_deletion._row_security_problem_of(regclass[])',
+                    'community_deletion._invoker_code_problems_of(regclass[],text)']) as h(fn)
+                  join pg_proc p on p.oid = h.fn::regprocedure
+                 where not coalesce('jit=off' = any (p.proconfig), false)
+                 order by 1),
+          '{}'::text[],
+          'the catalog check and its set helpers run without JIT');
+
+-- How often a check calls each helper (this transaction's counts; counting
+-- needs track_functions).
+set local track_functions = 'all';
+create function pg_temp.helper_calls() returns jsonb language sql as $$
+  select jsonb_object_agg(p.proname, pg_stat_get_xact_function_calls(p.oid))
+    from pg_proc p
+   where p.pronamespace = 'community_deletion'::regnamespace
+     and p.proname in ('_inheritance_role', '_community_columns', '_has_leading_index', '_fence_trigger_problems',
+                       '_foreign_key_index_problems', '_row_security_problem', '_invoker_code_problems',
+                       '_inheritance_role_of', '_community_columns_of', '_has_leading_index_of', '_fence_trigger_problems_of',
+                       '_foreign_key_index_problems_of', '_row_security_problem_of', '_invoker_code_problems_of')
+$$;
+create temp table helper_calls_before as select pg_temp.helper_calls() as calls;
+select community_deletion.validate_catalog();
+select is((select jsonb_object_agg(k, coalesce((pg_temp.helper_calls() ->> k)::bigint, 0) - coalesce((b.calls ->> k)::bigint, 0))
+             from helper_calls_before b, jsonb_object_keys(pg_temp.helper_calls()) k),
+          jsonb_build_object(
+            '_inheritance_role', 0, '_community_columns', 0, '_has_leading_index', 0, '_fence_trigger_problems', 0,
+            '_foreign_key_index_problems', 0, '_row_security_problem', 0,
+            -- public.communities' own check (one relation, not one per table).
+            '_invoker_code_problems', 1,
+            '_inheritance_role_of', 1, '_community_columns_of', 1, '_has_leading_index_of', 1, '_fence_trigger_problems_of', 1,
+            '_foreign_key_index_problems_of', 1,
+            -- once from each _invoker_code_problems_of call: scoped, provenance, public.communities.
+            '_row_security_problem_of', 3,
+            '_invoker_code_problems_of', 3),
+          'one check calls each set helper once (invoker code: scoped tables, provenance tables, public.communities) and no per-table helper per table');
 
 create function pg_temp.check_error() returns text language plpgsql as $$
 begin
