@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only fence,deletion,fleet,memory,freeze,purge] [-- --out FILE]
+// npm run bench [-- --quick] [-- --only fence,deletion,fleet,memory,freeze,catalog,purge] [-- --out FILE]
 //                [-- --rows N] [-- --scale N] [-- --batch-rows N] [-- --rest-ratio R] [-- --idle-seconds S]   (purge group)
 //
 // Issue 7 §3 benchmarks. Every figure is a ratio against a baseline measured
@@ -77,9 +77,9 @@ function numberOption(name: string): number | undefined {
 // --scale N: the purge group also deletes an N-million-row community (not part
 // of the default bench; alone, it implies --only purge).
 const scale = numberOption('--scale');
-const only = new Set((onlyValue ?? (scale !== undefined ? 'purge' : 'fence,deletion,fleet,memory,freeze,purge')).split(',').map((s) => s.trim()));
+const only = new Set((onlyValue ?? (scale !== undefined ? 'purge' : 'fence,deletion,fleet,memory,freeze,catalog,purge')).split(',').map((s) => s.trim()));
 for (const group of only) {
-  if (!['fence', 'deletion', 'fleet', 'memory', 'freeze', 'purge'].includes(group)) throw new Error(`unknown bench group ${group}`);
+  if (!['fence', 'deletion', 'fleet', 'memory', 'freeze', 'catalog', 'purge'].includes(group)) throw new Error(`unknown bench group ${group}`);
 }
 const outArg = argv.find((a) => a.startsWith('--out'));
 const outFile = path.resolve(
@@ -492,6 +492,69 @@ async function benchFreeze(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
+// 7. The catalog check (validate_catalog), which every purge batch runs once:
+// its cost a call on the reference registry and with 120 more registered
+// tables (each with a foreign key to the one before and its index), catalogs
+// analyzed both times. One rule's query covers every table, so the check
+// should grow no faster than the registry (≤ 5 × for 5 × the tables).
+
+const extraCatalogTables = 120;
+
+/** validate_catalog()'s cost a call: the median of 5 rounds of 20 calls in one session, after a warm-up call. */
+async function catalogCheckMs(sql: postgres.Sql): Promise<number> {
+  await sql.unsafe(`create or replace function pg_temp.catalog_check_ms(p_calls integer) returns numeric language plpgsql as $$
+    declare t0 timestamptz;
+    begin
+      perform community_deletion.validate_catalog();
+      t0 := clock_timestamp();
+      for i in 1..p_calls loop perform community_deletion.validate_catalog(); end loop;
+      return extract(epoch from clock_timestamp() - t0) * 1000 / p_calls;
+    end $$`);
+  const rounds: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const [r] = await sql<{ ms: string }[]>`select pg_temp.catalog_check_ms(20) as ms`;
+    rounds.push(Number(r!.ms));
+  }
+  return median(rounds);
+}
+
+async function benchCatalog(template: string): Promise<void> {
+  log(`7. the catalog check (validate_catalog, once in every purge batch): the reference registry vs ${extraCatalogTables} more tables`);
+  const name = await dbs.clone(template, 'catalog');
+  const sql = connectTo(dbs.url(name), 1);
+  try {
+    await sql.unsafe('analyze');
+    const [before] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.registered_tables`;
+    const base = await catalogCheckMs(sql);
+    await sql.unsafe(`do $$ begin
+        for i in 1..${extraCatalogTables} loop
+          execute format('create table public.bench_catalog_%s (community_id uuid not null references public.communities (id), '
+                         'id bigint not null, parent bigint, primary key (community_id, id))', i);
+          if i > 1 then
+            execute format('alter table public.bench_catalog_%s add foreign key (community_id, parent) '
+                           'references public.bench_catalog_%s (community_id, id)', i, i - 1);
+            execute format('create index on public.bench_catalog_%s (community_id, parent)', i);
+          end if;
+          perform community_deletion.register_scoped_table(format('public.bench_catalog_%s', i)::regclass, 100000 - i);
+        end loop;
+      end $$`);
+    await sql.unsafe('analyze');
+    const [after] = await sql<{ n: number }[]>`select count(*)::int as n from community_deletion.registered_tables`;
+    const big = await catalogCheckMs(sql);
+    ratioRow({
+      id: 'catalog_check_registry_growth',
+      measurement: `catalog check: validate_catalog() a call, ${after!.n} vs ${before!.n} registered tables`,
+      baseline_label: `${before!.n} tables`, baseline: base, ours_label: `${after!.n} tables`, ours: big,
+      unit: 'ms', target: `≤ ${(after!.n / before!.n).toFixed(2)} (no faster than the registry grows)`,
+      detail: { tables: [before!.n, after!.n], ms_per_call: [base, big] },
+    }, 'lower', after!.n / before!.n);
+  } finally {
+    await sql.end({ timeout: 5 });
+    await dbs.drop(name);
+  }
+}
+
+// ---------------------------------------------------------------------------
 
 async function machine() {
   const sql = connectTo(dbs.url('postgres'));
@@ -556,6 +619,7 @@ async function main(): Promise<void> {
     if (only.has('deletion')) await benchDeletion(template);
     if (only.has('fleet')) await benchFleet(template);
     if (only.has('freeze')) await benchFreeze();
+    if (only.has('catalog')) await benchCatalog(template);
     if (only.has('purge')) await benchPurge({ dbs, template, sizes: purgeSizes, record: (row) => rows.push(row) });
   } finally {
     await dbs.dropAll();
