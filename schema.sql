@@ -594,18 +594,18 @@ CREATE FUNCTION community_deletion._community_columns_of(p_tables regclass[]) RE
     AS $$
 begin
   return query
+  -- Each table's columns looked up through pg_attribute's index, table by
+  -- table (a join would read every column of the database).
   select t.rel,
-         coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C")
-                    filter (where a.attname is not null), '{}')
-    from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t
-    left join pg_catalog.pg_attribute a
-      on a.attrelid = t.rel and a.attnum > 0 and not a.attisdropped
-     and (a.attname = 'community_id'
-          or exists (select 1 from pg_catalog.pg_constraint k
-                      where k.conrelid = t.rel and k.contype = 'f'
-                        and k.confrelid = (select pg_catalog.to_regclass('public.communities'))
-                        and a.attnum = any (k.conkey)))
-   group by t.rel;
+         coalesce((select pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C")
+                     from pg_catalog.pg_attribute a
+                    where a.attrelid = t.rel and a.attnum > 0 and not a.attisdropped
+                      and (a.attname = 'community_id'
+                           or exists (select 1 from pg_catalog.pg_constraint k
+                                       where k.conrelid = t.rel and k.contype = 'f'
+                                         and k.confrelid = (select pg_catalog.to_regclass('public.communities'))
+                                         and a.attnum = any (k.conkey)))), '{}')
+    from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t;
 end;
 $$;
 
@@ -1259,11 +1259,13 @@ begin
   )
   select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
     from code c
-    left join pg_catalog.pg_proc p on p.oid = c.fn
+    -- Each function's owner looked up by its oid, row by row (a join would
+    -- hash all of pg_proc for a handful of lookups).
+    cross join lateral (select (select pr.proowner from pg_catalog.pg_proc pr where pr.oid = c.fn) as owner) p
    where c.always
-      or (p.oid is not null
-          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+      or (p.owner is not null
+          and p.owner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.owner))
    group by c.rel;
 end;
 $$;
@@ -5694,7 +5696,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 29
+  select 30
 $$;
 
 
@@ -6636,18 +6638,14 @@ begin
     from (select t.label,
                  array_remove(array[
                    case when ih.inheritance is not null then 'it is ' || ih.inheritance end,
-                   case when t.kind = 'scoped' and not exists (
-                          select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = t.rel and a.attname = 'community_id' and not a.attisdropped
-                             and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
+                   case when t.kind = 'scoped'
+                         and not coalesce(ca.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and ca.attnotnull, false)
                         then 'community_id is not uuid not null' end,
                    case when cc.columns <> array[t.community_column]
                         then format('the columns holding a community are %s, registered: %s',
                                     coalesce(nullif(array_to_string(cc.columns, ', '), ''), 'none'),
                                     t.community_column) end,
-                   case when t.kind = 'provenance' and exists (
-                          select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = t.rel and a.attname = t.community_column and a.attnotnull)
+                   case when t.kind = 'provenance' and coalesce(ca.attnotnull, false)
                         then t.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not li.has_index
                         then 'no valid index leads with ' || t.community_column end], null)
@@ -6661,6 +6659,12 @@ begin
                     from community_deletion.registered_tables r
                    -- offset 0: each computed once per table, not at every join.
                    where r.kind in ('scoped', 'provenance') offset 0) t
+            -- The community column (community_id for a scoped table), looked up
+            -- through the catalog's index, table by table.
+            left join lateral (select a.atttypid, a.attnotnull
+                                 from pg_catalog.pg_attribute a
+                                where a.attrelid = t.rel and not a.attisdropped
+                                  and a.attname = case t.kind when 'scoped' then 'community_id' else t.community_column end) ca on true
             left join community_deletion._inheritance_role_of(v_rels) ih on ih.rel = t.rel
             left join community_deletion._community_columns_of(v_rels) cc on cc.rel = t.rel
             left join community_deletion._has_leading_index_of(v_rels, v_columns) li on li.rel = t.rel and li.column_name = t.community_column

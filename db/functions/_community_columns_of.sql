@@ -17,17 +17,17 @@ create or replace function community_deletion._community_columns_of(p_tables reg
 as $$
 begin
   return query
+  -- Each table's columns looked up through pg_attribute's index, table by
+  -- table (a join would read every column of the database).
   select t.rel,
-         coalesce(pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C")
-                    filter (where a.attname is not null), '{}')
-    from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t
-    left join pg_catalog.pg_attribute a
-      on a.attrelid = t.rel and a.attnum > 0 and not a.attisdropped
-     and (a.attname = 'community_id'
-          or exists (select 1 from pg_catalog.pg_constraint k
-                      where k.conrelid = t.rel and k.contype = 'f'
-                        and k.confrelid = (select pg_catalog.to_regclass('public.communities'))
-                        and a.attnum = any (k.conkey)))
-   group by t.rel;
+         coalesce((select pg_catalog.array_agg(a.attname::text order by a.attname::text collate "C")
+                     from pg_catalog.pg_attribute a
+                    where a.attrelid = t.rel and a.attnum > 0 and not a.attisdropped
+                      and (a.attname = 'community_id'
+                           or exists (select 1 from pg_catalog.pg_constraint k
+                                       where k.conrelid = t.rel and k.contype = 'f'
+                                         and k.confrelid = (select pg_catalog.to_regclass('public.communities'))
+                                         and a.attnum = any (k.conkey)))), '{}')
+    from (select distinct x.rel from pg_catalog.unnest(p_tables) x(rel)) t;
 end;
 $$;

@@ -83,11 +83,13 @@ begin
   )
   select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
     from code c
-    left join pg_catalog.pg_proc p on p.oid = c.fn
+    -- Each function's owner looked up by its oid, row by row (a join would
+    -- hash all of pg_proc for a handful of lookups).
+    cross join lateral (select (select pr.proowner from pg_catalog.pg_proc pr where pr.oid = c.fn) as owner) p
    where c.always
-      or (p.oid is not null
-          and p.proowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
-          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.proowner))
+      or (p.owner is not null
+          and p.owner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
+          and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.owner))
    group by c.rel;
 end;
 $$;

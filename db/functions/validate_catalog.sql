@@ -101,18 +101,14 @@ begin
     from (select t.label,
                  array_remove(array[
                    case when ih.inheritance is not null then 'it is ' || ih.inheritance end,
-                   case when t.kind = 'scoped' and not exists (
-                          select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = t.rel and a.attname = 'community_id' and not a.attisdropped
-                             and a.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and a.attnotnull)
+                   case when t.kind = 'scoped'
+                         and not coalesce(ca.atttypid = 'pg_catalog.uuid'::pg_catalog.regtype and ca.attnotnull, false)
                         then 'community_id is not uuid not null' end,
                    case when cc.columns <> array[t.community_column]
                         then format('the columns holding a community are %s, registered: %s',
                                     coalesce(nullif(array_to_string(cc.columns, ', '), ''), 'none'),
                                     t.community_column) end,
-                   case when t.kind = 'provenance' and exists (
-                          select 1 from pg_catalog.pg_attribute a
-                           where a.attrelid = t.rel and a.attname = t.community_column and a.attnotnull)
+                   case when t.kind = 'provenance' and coalesce(ca.attnotnull, false)
                         then t.community_column || ' is NOT NULL (the purge nulls it)' end,
                    case when not li.has_index
                         then 'no valid index leads with ' || t.community_column end], null)
@@ -126,6 +122,12 @@ begin
                     from community_deletion.registered_tables r
                    -- offset 0: each computed once per table, not at every join.
                    where r.kind in ('scoped', 'provenance') offset 0) t
+            -- The community column (community_id for a scoped table), looked up
+            -- through the catalog's index, table by table.
+            left join lateral (select a.atttypid, a.attnotnull
+                                 from pg_catalog.pg_attribute a
+                                where a.attrelid = t.rel and not a.attisdropped
+                                  and a.attname = case t.kind when 'scoped' then 'community_id' else t.community_column end) ca on true
             left join community_deletion._inheritance_role_of(v_rels) ih on ih.rel = t.rel
             left join community_deletion._community_columns_of(v_rels) cc on cc.rel = t.rel
             left join community_deletion._has_leading_index_of(v_rels, v_columns) li on li.rel = t.rel and li.column_name = t.community_column

@@ -27,7 +27,12 @@ end $$;
 
 select is(pg_temp.shape(), '{}'::jsonb, 'the reference schema has no shape problem');
 
--- Drift in five scoped tables and one provenance table at once.
+-- Drift in six scoped tables and two provenance tables at once.
+create table public.attribution_probe (community_id uuid not null references public.communities (id), id integer);
+create index attribution_probe_community_idx on public.attribution_probe (community_id);
+select community_deletion.register_scoped_table('public.attribution_probe', 9999);
+alter table public.attribution_probe alter column community_id drop not null;
+alter table public.rate_limit_violations alter column community_id set not null;
 alter table public.pubkey_allowlist disable trigger _010_community_write_fence;
 drop trigger _010_community_write_fence_early on public.api_tokens;
 drop index public.delivery_log_event_idx;
@@ -44,7 +49,9 @@ select is(pg_temp.shape(),
             'delivery_log', 'foreign key delivery_log_event_fkey (community_id, event_id) references events but no index leads with (community_id, event_id)',
             'audit_log', 'trigger attribution_delete runs public.attribution_trigger()',
             'community_bans', 'the columns holding a community are also_community, community_id, registered: community_id',
-            'product_feedback', '_020_provenance_guard does not fire for ordinary sessions'),
+            'product_feedback', '_020_provenance_guard does not fire for ordinary sessions',
+            'attribution_probe', 'community_id is not uuid not null',
+            'rate_limit_violations', 'community_id is NOT NULL (the purge nulls it)'),
           'each problem is reported on its own table, and no table without one is named');
 
 -- Several problems on one table keep the per-table order: shape, fence
