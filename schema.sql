@@ -854,6 +854,9 @@ declare
   v_totals jsonb := community_deletion._purge_totals(p_request.id, 'bindings_removed');
   v_result jsonb;
 begin
+  if current_setting('synchronous_commit') = 'off' then
+    perform set_config('synchronous_commit', 'on', true);
+  end if;
   if jsonb_array_length(v_totals -> 'pending') > 0 then
     raise exception 'request %: the PostgreSQL purge is not finished; still to purge: %', p_request.id,
       (select string_agg(u, ', ') from jsonb_array_elements_text(v_totals -> 'pending') u)
@@ -5696,7 +5699,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 30
+  select 31
 $$;
 
 

@@ -8,7 +8,12 @@
 -- (_prove_postgres_absence, DL9A1 naming the table) — so the tombstone
 -- commits only when everything is gone; advances bindings_removed →
 -- postgres_purged with a postgres_tombstone_committed checkpoint carrying the
--- totals. Returns {"deleted": {table: rows}, "provenance_cleared": {table: rows}}.
+-- totals. The transaction that tombstones waits for its WAL flush: a
+-- synchronous_commit of off (purge_postgres_batch sets it for its own
+-- transaction; a caller may run batches and this step in one transaction,
+-- or a session may commit asynchronously) is raised to on for this
+-- transaction only; any other value (local, remote_write, remote_apply) is
+-- kept. Returns {"deleted": {table: rows}, "provenance_cleared": {table: rows}}.
 create or replace function community_deletion._finish_postgres_purge(
   p_request community_deletion.requests, p_owner text, p_generation bigint, p_fence_generation bigint)
   returns jsonb
@@ -20,6 +25,9 @@ declare
   v_totals jsonb := community_deletion._purge_totals(p_request.id, 'bindings_removed');
   v_result jsonb;
 begin
+  if current_setting('synchronous_commit') = 'off' then
+    perform set_config('synchronous_commit', 'on', true);
+  end if;
   if jsonb_array_length(v_totals -> 'pending') > 0 then
     raise exception 'request %: the PostgreSQL purge is not finished; still to purge: %', p_request.id,
       (select string_agg(u, ', ') from jsonb_array_elements_text(v_totals -> 'pending') u)

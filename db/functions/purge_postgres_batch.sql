@@ -30,8 +30,8 @@
 -- redoes it — while the wait (a flush behind a checkpoint's, up to tens of
 -- milliseconds) was part of every batch's transaction and of the shared
 -- schema lock's hold. finish_postgres_purge, which tombstones the community,
--- commits as the session does (synchronously by default), flushing every
--- batch before it.
+-- waits for its flush (off is raised to on for its transaction, even after
+-- batches in the same transaction), which covers every batch before it.
 create or replace function community_deletion.purge_postgres_batch(
   request_id uuid,
   executor_id text,
