@@ -11,6 +11,17 @@
 begin;
 select plan(9);
 
+-- The set versions of the helpers (one query per rule for every table).
+create temp table set_helpers (fn text) on commit drop;
+insert into set_helpers values
+  ('community_deletion._inheritance_role_of(regclass[])'),
+  ('community_deletion._community_columns_of(regclass[])'),
+  ('community_deletion._has_leading_index_of(regclass[],text[])'),
+  ('community_deletion._fence_trigger_problems_of(regclass[])'),
+  ('community_deletion._foreign_key_index_problems_of(regclass[])'),
+  ('community_deletion._row_security_problem_of(regclass[])'),
+  ('community_deletion._invoker_code_problems_of(regclass[],text)');
+
 select is(array(select h.fn
                   from unnest(array[
                     'community_deletion._invoker_code_problems(regclass,text)',
@@ -22,14 +33,8 @@ select is(array(select h.fn
                     'community_deletion._inheritance_role(regclass)',
                     'community_deletion._provenance_guard_problems(regclass,text)',
                     'community_deletion._live_community_tables()',
-                    'community_deletion._live_fenced_tables()',
-                    'community_deletion._inheritance_role_of(regclass[])',
-                    'community_deletion._community_columns_of(regclass[])',
-                    'community_deletion._has_leading_index_of(regclass[],text[])',
-                    'community_deletion._fence_trigger_problems_of(regclass[])',
-                    'community_deletion._foreign_key_index_problems_of(regclass[])',
-                    'community_deletion._row_security_problem_of(regclass[])',
-                    'community_deletion._invoker_code_problems_of(regclass[],text)']) as h(fn)
+                    'community_deletion._live_fenced_tables()']
+                  || array(select fn from set_helpers)) as h(fn)
                   join pg_proc p on p.oid = h.fn::regprocedure
                   join pg_language l on l.oid = p.prolang
                  where l.lanname <> 'plpgsql'
@@ -41,14 +46,8 @@ select is(array(select h.fn
 
 select is(array(select h.fn
                   from unnest(array[
-                    'community_deletion.validate_catalog()',
-                    'community_deletion._inheritance_role_of(regclass[])',
-                    'community_deletion._community_columns_of(regclass[])',
-                    'community_deletion._has_leading_index_of(regclass[],text[])',
-                    'community_deletion._fence_trigger_problems_of(regclass[])',
-                    'community_deletion._foreign_key_index_problems_of(regclass[])',
-                    'community_deletion._row_security_problem_of(regclass[])',
-                    'community_deletion._invoker_code_problems_of(regclass[],text)']) as h(fn)
+                    'community_deletion.validate_catalog()']
+                  || array(select fn from set_helpers)) as h(fn)
                   join pg_proc p on p.oid = h.fn::regprocedure
                  where not coalesce('jit=off' = any (p.proconfig), false)
                  order by 1),
