@@ -939,6 +939,59 @@ $$;
 ALTER FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
+-- Name: _guard_registered_table_rewrite(oid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._guard_registered_table_rewrite(p_table oid) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
+    AS $$
+declare
+  v_label text;
+  v_in_flight text;
+begin
+  if p_table = pg_catalog.to_regclass('public.communities')::oid then
+    select pg_catalog.string_agg(pg_catalog.format('%s (%s)', c.host, c.deletion_state), ', ' order by c.host)
+      into v_in_flight
+      from (select c.host, c.deletion_state from public.communities c
+             where c.deletion_state <> 'active' order by c.host limit 5) c;
+    if v_in_flight is not null then
+      raise exception 'community deletion: refused DDL: rewriting communities would change the rows of communities under deletion or tombstoned, past their lifecycle guard (%)',
+        v_in_flight
+        using errcode = 'DL7C2',
+              hint = 'Change communities without a rewrite (ADD COLUMN with a constant default, a new table); a tombstone is permanent.';
+    end if;
+    return;
+  end if;
+  select community_deletion._table_label(r.schema_name, r.table_name) into v_label
+    from community_deletion.registered_tables r
+   where r.kind in ('scoped', 'provenance')
+     and community_deletion._registered_relation(r.schema_name, r.table_name)::oid = p_table
+   limit 1;
+  if v_label is null then
+    return;
+  end if;
+  select pg_catalog.string_agg(pg_catalog.format('request %s at %s for %s', f.id, f.stage, f.host), ', ' order by f.id)
+    into v_in_flight
+    from (select r.id, r.stage, c.host
+            from community_deletion.requests r
+            join public.communities c on c.id = r.community_id
+           where not community_deletion._stage_is_terminal(r.stage) and c.deletion_state <> 'active'
+           order by r.id limit 5) f;
+  if v_in_flight is not null then
+    raise exception 'community deletion: refused DDL on registered tables: %: the command rewrites every row of the table while a deletion is in flight (%)',
+      v_label, v_in_flight
+      using errcode = 'DL7C2',
+            hint = 'A rewrite changes a fenced community''s rows without a write the fence sees. Run it once the deletion has finished (deletions list), or abort the deletion first.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._guard_registered_table_rewrite(p_table oid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -961,6 +1014,26 @@ begin
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) p
    where pg_catalog.cardinality(p.problems) > 0;
+  if exists (select 1 from community_deletion.registered_tables r
+              where r.kind in ('scoped', 'provenance')
+                and community_deletion._registered_relation(r.schema_name, r.table_name) is null) then
+    select v_problems || coalesce(pg_catalog.array_agg(pg_catalog.format(
+             '%s: carries the guards of a registered table that is no longer under its registered name (renamed or moved)',
+             community_deletion._table_label(g.schema_name, g.table_name)) order by g.schema_name, g.table_name), '{}')
+      into v_problems
+      from (select distinct n.nspname::text as schema_name, c.relname::text as table_name
+              from pg_catalog.pg_trigger t
+              join pg_catalog.pg_class c on c.oid = t.tgrelid
+              join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+             where not t.tgisinternal
+               and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_provenance_table__refuse_inactive_community()'))
+               and n.nspname <> 'pg_temp' and c.relpersistence <> 't') g
+     where not exists (select 1 from community_deletion.registered_tables r
+                        where r.schema_name = g.schema_name and r.table_name = g.table_name);
+  end if;
   if pg_catalog.cardinality(v_problems) > 0 then
     raise exception 'community deletion: refused DDL on registered tables: %', pg_catalog.array_to_string(v_problems, '; ')
       using errcode = 'DL7C2',
@@ -1016,6 +1089,24 @@ $$;
 ALTER FUNCTION community_deletion._has_leading_index_of(p_tables regclass[], p_columns text[]) OWNER TO community_deletion_owner;
 
 --
+-- Name: _host_key(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._host_key(p_host text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.rtrim(
+           pg_catalog.translate(
+             community_deletion._without_invisible(pg_catalog.lower(pg_catalog.normalize(p_host, 'NFKC'))),
+             '。', '.'),
+           '.')
+$$;
+
+
+ALTER FUNCTION community_deletion._host_key(p_host text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _identity_key(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1023,10 +1114,9 @@ CREATE FUNCTION community_deletion._identity_key(p_identity text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select pg_catalog.regexp_replace(
-           pg_catalog.lower(pg_catalog.normalize(p_identity, 'NFKC')),
-           '[[:space:]\u0085\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]',
-           '', 'g')
+  select community_deletion._without_invisible(
+           pg_catalog.replace(pg_catalog.translate(pg_catalog.lower(pg_catalog.normalize(p_identity, 'NFKC')), 'ς', 'σ'),
+                              'ß', 'ss'))
 $$;
 
 
@@ -1212,26 +1302,33 @@ begin
       from domains dm
       join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
   ),
-  -- For 'update': the objects whose expressions the statement evaluates
-  -- (indexes, CHECK constraints, generated columns, constraints of the
-  -- columns' domains), each with its relation.
+  -- The objects whose expressions run with the statement, each with its
+  -- relation: for every event, the indexes and extended statistics objects
+  -- (the planner folds their expressions and predicates when it plans any
+  -- statement on the table); for 'update' also the CHECK constraints,
+  -- generated columns and constraints of the columns' domains.
   objects as (
     select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
       from pg_catalog.pg_index i
      where i.indrelid in (select r.rel from rels r)
     union all
+    select s.stxrelid, 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::oid, s.oid
+      from pg_catalog.pg_statistic_ext s
+     where s.stxrelid in (select r.rel from rels r)
+    union all
     select c.conrelid, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from pg_catalog.pg_constraint c
-     where c.conrelid in (select r.rel from rels r) and c.contype = 'c'
+     where p_event = 'update' and c.conrelid in (select r.rel from rels r) and c.contype = 'c'
     union all
     select ad.adrelid, 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid, ad.oid
       from pg_catalog.pg_attrdef ad
       join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-     where ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
+     where p_event = 'update' and ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
     union all
     select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from domains dm
       join pg_catalog.pg_constraint c on c.contypid = dm.oid
+     where p_event = 'update'
   ),
   code as (
     select t.tgrelid as rel,
@@ -1257,8 +1354,7 @@ begin
       join pg_catalog.pg_depend d on d.classid = o.classid and d.objid = o.objid
       cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
                                       else (select op.oprcode::oid from pg_catalog.pg_operator op where op.oid = d.refobjid) end as fn) f
-     where p_event = 'update'
-       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
+     where d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
   )
   select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
     from code c
@@ -2439,6 +2535,11 @@ begin
       using errcode = 'DL1I1',
             hint = pg_catalog.format('Pass %s as plain text (no escape sequences, tabs or line breaks).', p_name);
   end if;
+  if v_value ~ '[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]' then
+    raise exception 'community deletion: % contains bidirectional control characters', p_name
+      using errcode = 'DL1I1',
+            hint = pg_catalog.format('Pass %s as plain text: bidirectional controls reorder what a terminal shows.', p_name);
+  end if;
   if community_deletion._identity_key(v_value) = '' then
     raise exception 'community deletion: % is only whitespace or invisible characters', p_name
       using errcode = 'DL1I1';
@@ -2909,6 +3010,22 @@ $$;
 ALTER FUNCTION community_deletion._verify_lease_and_fence(p_request_id uuid, p_owner text, p_generation bigint, p_stage text, p_fence_generation bigint) OWNER TO community_deletion_owner;
 
 --
+-- Name: _without_invisible(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._without_invisible(p_text text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.regexp_replace(p_text,
+           '[[:space:]\u0085\u00a0\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]',
+           '', 'g')
+$$;
+
+
+ALTER FUNCTION community_deletion._without_invisible(p_text text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _write_fence_plpgsql(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -3293,6 +3410,14 @@ begin
   if p_delay is not null and p_delay < interval '0' then
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
+  end if;
+  if p_delay is not null and p_delay > interval '366 days' then
+    raise exception 'deletion request %: delay % is more than a year (366 days)', p_request_id, p_delay
+      using errcode = 'DL1I1', hint = 'Pass a delay of at most 366 days.';
+  end if;
+  if p_not_before is not null and (not pg_catalog.isfinite(p_not_before) or p_not_before > now() + interval '366 days') then
+    raise exception 'deletion request %: not_before % is not a time within the next year', p_request_id, p_not_before
+      using errcode = 'DL1I1', hint = 'Pass a finite time at most 366 days ahead.';
   end if;
   if p_digest is not null and v_digest !~ '^[0-9a-f]{8,64}$' then
     raise exception 'deletion request %: digest % is not 8 to 64 hex digits of the inventory digest', p_request_id, p_digest
@@ -4060,6 +4185,19 @@ begin
     v_count := 0;
   end loop;
 
+  if v_total = 0
+     -- adopted: recorded by an executor step (its checkpoint), not at freeze
+     and exists (select 1 from community_deletion.checkpoints c
+                  where c.request_id = p_request_id and c.unit_key = 'store_identity_recorded')
+     and exists (select 1 from pg_catalog.jsonb_array_elements(v_request.storage_manifest -> 'prefixes') p
+                  where (p ->> 'object_count')::bigint > 0) then
+    raise exception 'request % (community %): the stores the first executor step presented (%) hold nothing under the owned prefixes, but the approved inventory listed % object versions there; they are not the stores the inventory was taken from',
+      p_request_id, v_request.community_id, community_deletion._describe_store_identity(v_request.store_identity),
+      (select sum((p ->> 'object_count')::bigint) from pg_catalog.jsonb_array_elements(v_request.storage_manifest -> 'prefixes') p)
+      using errcode = 'DL4S1',
+            hint = 'The request was frozen without store_identity, so it adopted the first executor''s stores. Nothing was deleted: abort it and submit again with the right stores (deletions submit records them).';
+  end if;
+
   update community_deletion.requests r
      set destructive_storage_manifest = v_manifest,
          destructive_storage_frozen_at = now(),
@@ -4132,6 +4270,12 @@ begin
   if v_request.blocked_at is not null then
     raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
       using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
+  end if;
+  if v_request.requested_login is not null and v_request.requested_login <> session_user then
+    raise exception 'deletion request % was submitted by the database login %; the login % cannot freeze its inventory',
+      p_request_id, v_request.requested_login, session_user
+      using errcode = 'DL3A3',
+            hint = 'The requester freezes the inventory (deletions submit, from their own login); a second operator approves it.';
   end if;
   select c.deletion_state into v_state from public.communities c
    where c.id = v_request.community_id and c.deleted_at is null;
@@ -5699,7 +5843,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 31
+  select 32
 $$;
 
 
@@ -5881,6 +6025,12 @@ begin
   select r.* into v_request from community_deletion.requests r
    where r.community_id = v_community.id and r.stage <> 'aborted';
   if v_request.stage = 'submitted' and community_deletion._same_operator(v_request.requested_by, v_requested_by) then
+    if v_request.requested_login is not null and v_request.requested_login <> session_user then
+      raise exception 'deletion request % was submitted by the database login %; the login % cannot continue it, whatever name it types',
+        v_request.id, v_request.requested_login, session_user
+        using errcode = 'DL3A3',
+              hint = 'The requester continues the request from their own login; a second operator only approves it.';
+    end if;
     return v_request;
   end if;
   raise exception 'community % (%) already has deletion request % at stage %, requested by %',
@@ -6028,8 +6178,8 @@ begin
 
   if (tg_op = 'INSERT' or new.host is distinct from old.host)
      and exists (select 1 from public.communities c
-                  where pg_catalog.lower(c.host) = pg_catalog.lower(new.host)
-                    and c.deletion_state = 'tombstone') then
+                  where c.deletion_state = 'tombstone'
+                    and community_deletion._host_key(c.host) = community_deletion._host_key(new.host)) then
     raise exception 'host % belongs to a deleted community and is reserved forever', new.host
       using errcode = 'DL8T2',
             hint = 'Choose another host; a tombstoned community''s host is never reused.';
@@ -6112,6 +6262,22 @@ $$;
 
 
 ALTER FUNCTION community_deletion.tg_ddl__guard_registered_tables() OWNER TO community_deletion_owner;
+
+--
+-- Name: tg_ddl__guard_table_rewrite(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion.tg_ddl__guard_table_rewrite() RETURNS event_trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+  perform community_deletion._guard_registered_table_rewrite(pg_catalog.pg_event_trigger_table_rewrite_oid());
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion.tg_ddl__guard_table_rewrite() OWNER TO community_deletion_owner;
 
 --
 -- Name: tg_ddl__lock_schema_destruction(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -11092,6 +11258,13 @@ REVOKE ALL ON FUNCTION community_deletion.tg_ddl__guard_registered_tables() FROM
 
 
 --
+-- Name: FUNCTION tg_ddl__guard_table_rewrite(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion.tg_ddl__guard_table_rewrite() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION tg_ddl__lock_schema_destruction(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -11655,6 +11828,16 @@ CREATE EVENT TRIGGER _110_guard_registered_tables ON ddl_command_end
 
 
 ALTER EVENT TRIGGER _110_guard_registered_tables OWNER TO postgres;
+
+--
+-- Name: _111_guard_table_rewrite; Type: EVENT TRIGGER; Schema: -; Owner: postgres
+--
+
+CREATE EVENT TRIGGER _111_guard_table_rewrite ON table_rewrite
+   EXECUTE FUNCTION community_deletion.tg_ddl__guard_table_rewrite();
+
+
+ALTER EVENT TRIGGER _111_guard_table_rewrite OWNER TO postgres;
 
 --
 -- PostgreSQL database dump complete

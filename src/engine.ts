@@ -12,7 +12,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 31;
+export const SCHEMA_VERSION = 32;
 
 /** community_deletion.installation_report() (docs/managed.md). */
 export interface InstallationReport {
@@ -137,9 +137,10 @@ export interface PostgresPlan {
 
 /** The roles the migrations create (db/engine/roles.sql). */
 export const ENGINE_ROLES = ['community_deletion_app', 'community_deletion_executor', 'community_deletion_operator', 'community_deletion_owner'] as const;
-/** The event triggers the migrations create (db/engine/triggers.sql): the schema-destruction lock and the DDL guard. */
+/** The event triggers the migrations create (db/engine/triggers.sql): the schema-destruction lock, the DDL guard and the table-rewrite guard. */
 export const ENGINE_EVENT_TRIGGERS = [
   '_100_lock_schema_destruction', '_101_lock_schema_destruction_created', '_102_lock_schema_destruction_dropped', '_110_guard_registered_tables',
+  '_111_guard_table_rewrite',
 ] as const;
 
 /** The lease token every executor call presents (claim's result). */

@@ -23,6 +23,7 @@ export const SQLSTATES = [
   { name: 'request_exists', code: 'DL2C2', retry: 'permanent' },
   { name: 'self_approval', code: 'DL3A1', retry: 'permanent' },
   { name: 'digest_mismatch', code: 'DL3A2', retry: 'permanent' },
+  { name: 'not_the_requester', code: 'DL3A3', retry: 'permanent' },
   { name: 'stale_lease', code: 'DL4L1', retry: 'permanent' },
   { name: 'lease_held', code: 'DL4L2', retry: 'retryable' },
   { name: 'store_mismatch', code: 'DL4S1', retry: 'permanent' },

@@ -20,9 +20,11 @@
 --!include functions/_finish_postgres_purge.sql
 --!include functions/_foreign_key_index_problems.sql
 --!include functions/_foreign_key_index_problems_of.sql
+--!include functions/_guard_registered_table_rewrite.sql
 --!include functions/_guard_registered_tables.sql
 --!include functions/_has_leading_index.sql
 --!include functions/_has_leading_index_of.sql
+--!include functions/_host_key.sql
 --!include functions/_identity_key.sql
 --!include functions/_inheritance_role.sql
 --!include functions/_inheritance_role_of.sql
@@ -81,6 +83,7 @@
 --!include functions/_tombstone_community.sql
 --!include functions/_verify_lease.sql
 --!include functions/_verify_lease_and_fence.sql
+--!include functions/_without_invisible.sql
 --!include functions/_write_fence_plpgsql.sql
 --!include functions/abort.sql
 --!include functions/acquire_serving_lease.sql
@@ -138,6 +141,7 @@
 --!include functions/tg_communities__protect_lifecycle.sql
 --!include functions/tg_control_plane__refuse_truncate.sql
 --!include functions/tg_ddl__guard_registered_tables.sql
+--!include functions/tg_ddl__guard_table_rewrite.sql
 --!include functions/tg_ddl__lock_schema_destruction.sql
 --!include functions/tg_ddl__lock_schema_destruction_created.sql
 --!include functions/tg_ddl__lock_schema_destruction_dropped.sql

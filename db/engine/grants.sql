@@ -51,7 +51,7 @@ declare
       'community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
       '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
       -- the DDL guard: every role's DDL runs it (it only answers)
-      '_guard_registered_tables',
+      '_guard_registered_tables', '_guard_registered_table_rewrite',
       -- the explicit DDL lock (no event trigger on a managed server): every
       -- migrating role calls it, as every role's DDL runs the event trigger
       'ddl_lock',
@@ -60,7 +60,10 @@ declare
       'schema_version', 'write_fence_implementation', 'installation_report',
       -- constants: the stage list (the view community_deletion.stages calls them as its reader)
       '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
-      '_stage_is_abortable', '_stage_is_fenced'));
+      '_stage_is_abortable', '_stage_is_fenced',
+      -- the host reservation of the communities guard, which runs as whichever
+      -- role inserts or renames a community (pure functions of their argument)
+      '_host_key', '_without_invisible'));
 begin
   for v_fn in
     select p.oid::pg_catalog.regprocedure as sig, p.proname::text as name

@@ -93,7 +93,11 @@ create trigger _200_guard_read_state_delete
 --     which event decides): _100, _101, _102;
 --   * after any DDL, refuse it if it weakened the guards of a registered table
 --     (a fence trigger dropped or disabled, a table made a partition or child):
---     _guard_registered_tables, DL7C2: _110.
+--     _guard_registered_tables, DL7C2: _110;
+--   * before a table rewrite, refuse it for a registered table while a
+--     deletion is in flight, and for communities while any community is not
+--     active (the rewrite changes rows no trigger sees):
+--     _guard_registered_table_rewrite, DL7C2: _111.
 do $cd_managed$
 declare
   v_trigger record;
@@ -104,7 +108,8 @@ begin
       ('_100_lock_schema_destruction', 'ddl_command_start', 'tg_ddl__lock_schema_destruction'),
       ('_101_lock_schema_destruction_created', 'ddl_command_end', 'tg_ddl__lock_schema_destruction_created'),
       ('_102_lock_schema_destruction_dropped', 'sql_drop', 'tg_ddl__lock_schema_destruction_dropped'),
-      ('_110_guard_registered_tables', 'ddl_command_end', 'tg_ddl__guard_registered_tables')) t(name, event, fn)
+      ('_110_guard_registered_tables', 'ddl_command_end', 'tg_ddl__guard_registered_tables'),
+      ('_111_guard_table_rewrite', 'table_rewrite', 'tg_ddl__guard_table_rewrite')) t(name, event, fn)
   loop
     if v_superuser then
       execute format('drop event trigger if exists %I', v_trigger.name);

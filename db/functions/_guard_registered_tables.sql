@@ -5,8 +5,14 @@
 -- registered table made part of a partition or inheritance tree (the fence
 -- does not cover statements addressed to a partition or child). Called at
 -- the end of every DDL command (event trigger _110_guard_registered_tables),
--- so the command fails and nothing it did remains. Tables that no longer
--- exist are the catalog check's business (a dropped table is drift, not
+-- so the command fails and nothing it did remains. Also refused: a
+-- registered table renamed or moved to another schema — the registry, and
+-- with it this guard, binds a table by name, so a renamed table could have
+-- its fence disabled, be written and be renamed back unseen. That is: a
+-- registered name no longer resolves while a table not registered under its
+-- own name carries the engine's guards (the write fence, its early refusal
+-- or TRUNCATE guard, the provenance guard). Tables that no longer exist are
+-- otherwise the catalog check's business (a dropped table is drift, not
 -- tampering). Security definer, executable by every role: the DDL may come
 -- from any table owner, who cannot read the registry; it only answers.
 create or replace function community_deletion._guard_registered_tables()
@@ -31,6 +37,26 @@ begin
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) p
    where pg_catalog.cardinality(p.problems) > 0;
+  if exists (select 1 from community_deletion.registered_tables r
+              where r.kind in ('scoped', 'provenance')
+                and community_deletion._registered_relation(r.schema_name, r.table_name) is null) then
+    select v_problems || coalesce(pg_catalog.array_agg(pg_catalog.format(
+             '%s: carries the guards of a registered table that is no longer under its registered name (renamed or moved)',
+             community_deletion._table_label(g.schema_name, g.table_name)) order by g.schema_name, g.table_name), '{}')
+      into v_problems
+      from (select distinct n.nspname::text as schema_name, c.relname::text as table_name
+              from pg_catalog.pg_trigger t
+              join pg_catalog.pg_class c on c.oid = t.tgrelid
+              join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+             where not t.tgisinternal
+               and t.tgfoid in (pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__enforce_write_fence()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_write_early()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_scoped_table__refuse_truncate()'),
+                                pg_catalog.to_regprocedure('community_deletion.tg_provenance_table__refuse_inactive_community()'))
+               and n.nspname <> 'pg_temp' and c.relpersistence <> 't') g
+     where not exists (select 1 from community_deletion.registered_tables r
+                        where r.schema_name = g.schema_name and r.table_name = g.table_name);
+  end if;
   if pg_catalog.cardinality(v_problems) > 0 then
     raise exception 'community deletion: refused DDL on registered tables: %', pg_catalog.array_to_string(v_problems, '; ')
       using errcode = 'DL7C2',

@@ -15,10 +15,15 @@
 --     later) whose function is not trusted;
 --   * every rule on p_event (its actions run with the engine's privileges
 --     and change what the statement does);
---   * for 'update': every index expression or predicate, CHECK constraint,
---     generated column or constraint of a column's domain (or of a domain
---     that domain is based on, at any depth) that calls an untrusted
---     function, directly or through an operator;
+--   * for every event: every index expression or predicate, and every
+--     expression of an extended statistics object, that calls an untrusted
+--     function, directly or through an operator — the planner evaluates
+--     them (an immutable function with constant arguments is folded) when
+--     it plans any statement on the table, a DELETE or a SELECT of the
+--     engine's as much as an UPDATE;
+--   * for 'update' also: every CHECK constraint, generated column or
+--     constraint of a column's domain (or of a domain that domain is based
+--     on, at any depth) that calls an untrusted function;
 --   * row-level security that applies to the engine owner
 --     (_row_security_problem, same words): a policy's expressions run as the
 --     role whose statement reads the table. The engine's security-definer

@@ -33,26 +33,33 @@ begin
       from domains dm
       join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
   ),
-  -- For 'update': the objects whose expressions the statement evaluates
-  -- (indexes, CHECK constraints, generated columns, constraints of the
-  -- columns' domains), each with its relation.
+  -- The objects whose expressions run with the statement, each with its
+  -- relation: for every event, the indexes and extended statistics objects
+  -- (the planner folds their expressions and predicates when it plans any
+  -- statement on the table); for 'update' also the CHECK constraints,
+  -- generated columns and constraints of the columns' domains.
   objects as (
     select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
       from pg_catalog.pg_index i
      where i.indrelid in (select r.rel from rels r)
     union all
+    select s.stxrelid, 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::oid, s.oid
+      from pg_catalog.pg_statistic_ext s
+     where s.stxrelid in (select r.rel from rels r)
+    union all
     select c.conrelid, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from pg_catalog.pg_constraint c
-     where c.conrelid in (select r.rel from rels r) and c.contype = 'c'
+     where p_event = 'update' and c.conrelid in (select r.rel from rels r) and c.contype = 'c'
     union all
     select ad.adrelid, 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid, ad.oid
       from pg_catalog.pg_attrdef ad
       join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-     where ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
+     where p_event = 'update' and ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
     union all
     select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from domains dm
       join pg_catalog.pg_constraint c on c.contypid = dm.oid
+     where p_event = 'update'
   ),
   code as (
     select t.tgrelid as rel,
@@ -78,8 +85,7 @@ begin
       join pg_catalog.pg_depend d on d.classid = o.classid and d.objid = o.objid
       cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
                                       else (select op.oprcode::oid from pg_catalog.pg_operator op where op.oid = d.refobjid) end as fn) f
-     where p_event = 'update'
-       and d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
+     where d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
   )
   select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
     from code c

@@ -21,7 +21,11 @@
 -- and the requested time (not_before, or now() + delay; at most one of the
 -- two). A requested time earlier than the minimum is raised to the minimum; a
 -- time in the past is accepted only when the minimum is 0 (it then means now).
--- Abort stays possible throughout the grace period.
+-- The requested time is at most a year ahead (a delay of at most 366 days, a
+-- finite not_before no later than now() + 366 days; DL1I1 otherwise, the cap
+-- of `deletions approve --delay`): an approval that could never run
+-- would hold the community's only open request. Abort stays possible
+-- throughout the grace period.
 create or replace function community_deletion.approve(
   request_id uuid, approved_by text, note text default null,
   not_before timestamptz default null, delay interval default null, digest text default null)
@@ -56,6 +60,14 @@ begin
   if p_delay is not null and p_delay < interval '0' then
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
+  end if;
+  if p_delay is not null and p_delay > interval '366 days' then
+    raise exception 'deletion request %: delay % is more than a year (366 days)', p_request_id, p_delay
+      using errcode = 'DL1I1', hint = 'Pass a delay of at most 366 days.';
+  end if;
+  if p_not_before is not null and (not pg_catalog.isfinite(p_not_before) or p_not_before > now() + interval '366 days') then
+    raise exception 'deletion request %: not_before % is not a time within the next year', p_request_id, p_not_before
+      using errcode = 'DL1I1', hint = 'Pass a finite time at most 366 days ahead.';
   end if;
   if p_digest is not null and v_digest !~ '^[0-9a-f]{8,64}$' then
     raise exception 'deletion request %: digest % is not 8 to 64 hex digits of the inventory digest', p_request_id, p_digest

@@ -13,6 +13,15 @@
 -- manifest it records destructive_difference: per table and per prefix what
 -- appeared or vanished between the approved inventory and now
 -- (community_deletion._inventory_difference), frozen like the manifest.
+-- Stores adopted, not approved: a request frozen without a store identity
+-- (freeze_inventory's is optional: a DBA's psql) took the stores of its
+-- first executor step (verify_store_identity). When those stores now hold
+-- nothing under any owned prefix while the approved inventory listed object
+-- versions, they are almost surely not the stores it was taken from (a
+-- mistyped bucket): deleting nothing there and proving it empty would be a
+-- false proof of deletion. Refused as store_mismatch (DL4S1, before any
+-- effect: the executor blocks; abort and submit again with the right
+-- stores).
 create or replace function community_deletion.freeze_destructive_manifest(
   request_id uuid,
   executor_id text,
@@ -146,6 +155,19 @@ begin
     v_chain := '';
     v_count := 0;
   end loop;
+
+  if v_total = 0
+     -- adopted: recorded by an executor step (its checkpoint), not at freeze
+     and exists (select 1 from community_deletion.checkpoints c
+                  where c.request_id = p_request_id and c.unit_key = 'store_identity_recorded')
+     and exists (select 1 from pg_catalog.jsonb_array_elements(v_request.storage_manifest -> 'prefixes') p
+                  where (p ->> 'object_count')::bigint > 0) then
+    raise exception 'request % (community %): the stores the first executor step presented (%) hold nothing under the owned prefixes, but the approved inventory listed % object versions there; they are not the stores the inventory was taken from',
+      p_request_id, v_request.community_id, community_deletion._describe_store_identity(v_request.store_identity),
+      (select sum((p ->> 'object_count')::bigint) from pg_catalog.jsonb_array_elements(v_request.storage_manifest -> 'prefixes') p)
+      using errcode = 'DL4S1',
+            hint = 'The request was frozen without store_identity, so it adopted the first executor''s stores. Nothing was deleted: abort it and submit again with the right stores (deletions submit records them).';
+  end if;
 
   update community_deletion.requests r
      set destructive_storage_manifest = v_manifest,

@@ -9,6 +9,10 @@
 -- request (community_deletion._normalize_store_identity); every executor step
 -- must present the same (community_deletion.verify_store_identity). Without
 -- it, the first executor step records its own.
+-- Only the login that submitted the request freezes its inventory
+-- (not_the_requester, DL3A3): the approver, from another login, must not
+-- produce what they then approve (docs/security.md#two-person-rule). A
+-- request submitted before logins were recorded has no login to compare.
 create or replace function community_deletion.freeze_inventory(
   request_id uuid, storage_summary jsonb, store_identity jsonb default null)
   returns community_deletion.requests
@@ -47,6 +51,12 @@ begin
   if v_request.blocked_at is not null then
     raise exception 'deletion request % is blocked: %', p_request_id, v_request.blocked_reason
       using errcode = 'DL2B1', hint = 'Remediate the cause, then run community_deletion.unblock.';
+  end if;
+  if v_request.requested_login is not null and v_request.requested_login <> session_user then
+    raise exception 'deletion request % was submitted by the database login %; the login % cannot freeze its inventory',
+      p_request_id, v_request.requested_login, session_user
+      using errcode = 'DL3A3',
+            hint = 'The requester freezes the inventory (deletions submit, from their own login); a second operator approves it.';
   end if;
   select c.deletion_state into v_state from public.communities c
    where c.id = v_request.community_id and c.deleted_at is null;

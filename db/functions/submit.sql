@@ -2,8 +2,11 @@
 -- host case-insensitively. Only an active, never-deleted community is
 -- eligible (community_not_eligible, DL2C1; unknown host: DL1N2). At most one
 -- non-aborted request exists per community: the same requester resubmitting
--- while it is still submitted gets the existing request back; anything else is
--- refused with request_exists (DL2C2) naming the open request.
+-- while it is still submitted gets the existing request back — from the login
+-- that submitted it only (not_the_requester, DL3A3: another login typing the
+-- requester's name cannot take over the request whose inventory it would then
+-- freeze, docs/security.md#two-person-rule); anything else is refused with
+-- request_exists (DL2C2) naming the open request.
 create or replace function community_deletion.submit(host text, requested_by text, reason text default null)
   returns community_deletion.requests
   language plpgsql
@@ -50,6 +53,12 @@ begin
   select r.* into v_request from community_deletion.requests r
    where r.community_id = v_community.id and r.stage <> 'aborted';
   if v_request.stage = 'submitted' and community_deletion._same_operator(v_request.requested_by, v_requested_by) then
+    if v_request.requested_login is not null and v_request.requested_login <> session_user then
+      raise exception 'deletion request % was submitted by the database login %; the login % cannot continue it, whatever name it types',
+        v_request.id, v_request.requested_login, session_user
+        using errcode = 'DL3A3',
+              hint = 'The requester continues the request from their own login; a second operator only approves it.';
+    end if;
     return v_request;
   end if;
   raise exception 'community % (%) already has deletion request % at stage %, requested by %',

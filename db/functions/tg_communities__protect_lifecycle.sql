@@ -1,9 +1,12 @@
 -- Tombstone and lifecycle protection on communities (docs/design.md#tombstone). The engine is
 -- recognised by current_user = community_deletion_owner (only its
 -- security-definer functions run as that role; no session setting counts).
---  * INSERT: a host that belongs to a tombstone is reserved forever
---    (host_reserved DL8T2, case-insensitive, checked before the unique index so
---    the error is clear); a new community starts active and not deleted (DL8T1).
+--  * INSERT, or a host changed: a host that belongs to a tombstone is
+--    reserved forever (host_reserved DL8T2, checked before the unique index so
+--    the error is clear), compared in _host_key form — case, full-width
+--    letters, invisible characters, ideographic dots and a trailing dot
+--    aside — so a look-alike of a deleted community's host is refused too;
+--    a new community starts active and not deleted (DL8T1).
 --  * UPDATE of a tombstone: nobody may change its lifecycle columns or host; the
 --    engine alone may rewrite its other columns (clearing secrets), others may
 --    change nothing (DL8T1).
@@ -51,8 +54,8 @@ begin
 
   if (tg_op = 'INSERT' or new.host is distinct from old.host)
      and exists (select 1 from public.communities c
-                  where pg_catalog.lower(c.host) = pg_catalog.lower(new.host)
-                    and c.deletion_state = 'tombstone') then
+                  where c.deletion_state = 'tombstone'
+                    and community_deletion._host_key(c.host) = community_deletion._host_key(new.host)) then
     raise exception 'host % belongs to a deleted community and is reserved forever', new.host
       using errcode = 'DL8T2',
             hint = 'Choose another host; a tombstoned community''s host is never reused.';

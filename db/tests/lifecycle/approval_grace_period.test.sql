@@ -1,8 +1,9 @@
 -- Grace period: community_deletion.approve takes not_before or a delay (not both), never
 -- earlier than the configured minimum; claim ignores the request until then,
--- inspect says so, and abort stays possible.
+-- inspect says so, and abort stays possible. The requested time is at most
+-- 366 days ahead and finite (DL1I1, never a timestamp overflow).
 begin;
-select plan(16);
+select plan(22);
 \ir ../fixtures/lifecycle.sql
 
 select tests.lc_inventoried('grace.example') as rid \gset
@@ -14,6 +15,19 @@ select throws_ok(format($$ select tests.approve(%L, 'bob', null, now() + interva
   'DL1I1', null, 'not_before and delay together are refused');
 select throws_ok(format($$ select tests.approve(%L, 'bob', null, null, interval '-1 minute') $$, :'rid'),
   'DL1I1', null, 'a negative delay is refused');
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, null, interval '367 days') $$, :'rid'),
+  'DL1I1', null, 'a delay of more than 366 days is refused');
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, null, interval '300000 years') $$, :'rid'),
+  'DL1I1', null, 'a delay past the end of timestamps is refused as an argument, not a timestamp overflow');
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, 'infinity') $$, :'rid'),
+  'DL1I1', null, 'an infinite not_before is refused');
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, '-infinity') $$, :'rid'),
+  'DL1I1', null, 'a not_before of -infinity is refused');
+select throws_ok(format($$ select tests.approve(%L, 'bob', null, now() + interval '367 days') $$, :'rid'),
+  'DL1I1', null, 'a not_before more than 366 days ahead is refused');
+select lives_ok(format($$ select tests.approve(%L, 'bob', null, now() + interval '366 days') $$,
+                       tests.lc_inventoried('grace-far.example')),
+  'a not_before 366 days ahead is accepted');
 
 select 1 from tests.approve(:'rid', 'bob', null, now() + interval '2 hours') \g /dev/null
 select is((select not_before from community_deletion.approvals where request_id = :'rid'), now() + interval '2 hours',

@@ -21,10 +21,13 @@ select set_eq($$ select name from engine_functions where has_function_privilege(
   array['community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
         '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
         '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
-        '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables',
+        '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables', '_guard_registered_table_rewrite',
         -- managed servers (docs/managed.md): the explicit DDL lock any
         -- migrating role takes, and what `deletions migrate` asks as that role
-        'ddl_lock', 'schema_version', 'write_fence_implementation', 'installation_report'],
+        'ddl_lock', 'schema_version', 'write_fence_implementation', 'installation_report',
+        -- the host reservation of the communities guard, run as whichever role
+        -- inserts or renames a community (pure functions of their argument)
+        '_host_key', '_without_invisible'],
   'only the write-fence path, the stage constants, the DDL lock and the installation facts are executable by PUBLIC');
 select is_empty($$ select sig from engine_functions
                    where name not like '\_%' and name not like 'tg\_%'

@@ -1,8 +1,10 @@
 -- A table owner (not a superuser) cannot weaken the guards of a registered
 -- table by DDL: disabling a fence trigger, setting it to fire on replicas
--- only or always, dropping or renaming it, or making the table part of an
+-- only or always, dropping or renaming it, making the table part of an
 -- inheritance tree (statement triggers on a parent do not fire for a child's
--- statements) are all refused by the event trigger _110_guard_registered_tables
+-- statements), or renaming the table or moving it to another schema (the
+-- registry binds it by name: renamed, its fence could be disabled unseen,
+-- then renamed back) are all refused by the event trigger _110_guard_registered_tables
 -- (DL7C2), and nothing of the command remains. The owner's other DDL works.
 -- Runs on both fence implementations.
 -- Committed setup: the owner role owns a registered scoped table and a
@@ -13,9 +15,11 @@ select 'cd_guard_owner_' || substr(md5(current_database()), 1, 10) as owner_role
 \ir ../fixtures/owned_registered_tables.sql
 create table public.other_parent (body text);
 alter table public.other_parent owner to :"owner_role";
+create schema guard_elsewhere;
+grant create, usage on schema guard_elsewhere to :"owner_role";
 
 begin;
-select plan(19);
+select plan(25);
 set local role :"owner_role";
 
 select throws_ok($$ alter table public.owned_things disable trigger _010_community_write_fence $$, 'DL7C2', null,
@@ -42,6 +46,24 @@ select throws_ok($$ alter table public.owned_things inherit public.other_parent 
   'making a registered table an inheritance child is refused');
 select throws_ok($$ create table public.sneaky_child () inherits (public.owned_things) $$, 'DL7C2', null,
   'making a registered table an inheritance parent is refused');
+select throws_ok($$ alter table public.owned_things rename to owned_things_x $$, 'DL7C2', null,
+  'renaming a registered scoped table is refused');
+select throws_like($$ alter table public.owned_things rename to owned_things_x $$,
+  '%owned_things_x: carries the guards of a registered table that is no longer under its registered name (renamed or moved)%',
+  'the refusal names the table under its new name');
+select throws_ok($$ alter table public.owned_things set schema guard_elsewhere $$, 'DL7C2', null,
+  'moving a registered scoped table to another schema is refused');
+select throws_ok($$ alter table public.owned_notes rename to owned_notes_x $$, 'DL7C2', null,
+  'renaming a registered provenance table is refused');
+select throws_ok($$ do $d$ begin
+                      execute 'alter table public.owned_things rename to owned_things_x';
+                      execute 'alter table public.owned_things_x disable trigger user';
+                      execute 'alter table public.owned_things_x enable trigger user';
+                      execute 'alter table public.owned_things_x rename to owned_things';
+                    end $d$ $$, 'DL7C2', null,
+  'rename, disable the fence, re-enable, rename back: refused at the first step');
+select lives_ok($$ alter table public.other_parent rename to other_parent_renamed $$,
+  'renaming a table the registry does not know still works');
 select throws_like($$ alter table public.owned_things disable trigger _010_community_write_fence $$,
   '%refused DDL on registered tables: owned_things: _010_community_write_fence disabled%',
   'the refusal names the table and what the command would have done');
@@ -63,6 +85,7 @@ select lives_ok($$ select community_deletion.validate_catalog() $$, 'and the cat
 
 select * from finish();
 rollback;
+drop schema guard_elsewhere;
 reassign owned by :"owner_role" to current_user;
 drop owned by :"owner_role";
 drop role :"owner_role";

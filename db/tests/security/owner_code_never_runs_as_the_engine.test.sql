@@ -8,7 +8,10 @@
 --   * validate_catalog reports such code (DL7C1, naming it) on a registered
 --     scoped table (DELETE), a provenance table (UPDATE: triggers, rules,
 --     index expressions, CHECK constraints, generated columns) and
---     public.communities (UPDATE), unless a superuser or the engine owner
+--     public.communities (UPDATE) — index expressions and predicates and
+--     extended statistics expressions for every table, whatever the event:
+--     the planner folds them when it plans any statement on the table —
+--     unless a superuser or the engine owner
 --     owns the function — SECURITY DEFINER is not enough;
 --   * right before each such statement the engine locks the table (ROW
 --     EXCLUSIVE) and checks again (_refuse_invoker_code), so code added
@@ -25,7 +28,7 @@ grant insert, select on public.code_log to public;
 
 begin;
 \ir ../fixtures/destruction.sql
-select plan(25);
+select plan(29);
 
 -- Two communities; the victim fenced and at bindings_removed while the
 -- catalog is clean, with a row in the owner's scoped table.
@@ -143,16 +146,44 @@ alter table public.owned_notes add constraint owned_notes_checked check (public.
 reset role;
 select matches(array_to_string(pg_temp.problems('public.owned_notes', 'update'), ','), '^constraint owned_notes_checked on table public\.owned_notes calls public\.owner_check\(uuid\)$',
   'and a CHECK constraint');
+-- (A stored generated column rewrites the table, which _111_guard_table_rewrite
+-- refuses while deletions are in flight, as here: off for this statement.)
+alter event trigger _111_guard_table_rewrite disable;
 set local role :"owner_role";
 alter table public.owned_notes drop constraint owned_notes_checked;
 alter table public.owned_notes add column checked boolean generated always as (public.owner_check(community_id)) stored;
 reset role;
+alter event trigger _111_guard_table_rewrite enable;
 select matches(array_to_string(pg_temp.problems('public.owned_notes', 'update'), ','), '^default value for column checked of table public\.owned_notes calls public\.owner_check\(uuid\)$',
   'and a generated column');
 set local role :"owner_role";
 alter table public.owned_notes drop column checked;
 reset role;
 select is(pg_temp.problems('public.owned_notes', 'update'), '{}'::text[], 'a plain provenance table has none');
+
+-- The planner folds index expressions and predicates, and the expressions
+-- of extended statistics, when it plans any statement on a table (an
+-- immutable function with constant arguments runs then): the purge's DELETE
+-- and the proof's SELECT on a scoped table as much as an UPDATE.
+set local role :"owner_role";
+create index owned_things_gated_idx on public.owned_things (community_id) where public.owner_check('00000000-0000-0000-0000-000000000000');
+reset role;
+select is(pg_temp.problems('public.owned_things', 'delete'), array['index public.owned_things_gated_idx calls public.owner_check(uuid)'],
+  'an index predicate calling an owner''s function is reported on a scoped table (DELETE)');
+select matches(pg_temp.err('select community_deletion.validate_catalog()'),
+  '^DL7C1: .*owned_things: index public\.owned_things_gated_idx calls public\.owner_check\(uuid\)',
+  'and validate_catalog refuses it, naming the index');
+set local role :"owner_role";
+drop index public.owned_things_gated_idx;
+create statistics public.owned_things_gated_st on (public.owner_check(community_id)), body from public.owned_things;
+reset role;
+select matches(array_to_string(pg_temp.problems('public.owned_things', 'delete'), ','),
+  '^statistics object public\.owned_things_gated_st calls public\.owner_check\(uuid\)$',
+  'so is an extended statistics expression calling one');
+set local role :"owner_role";
+drop statistics public.owned_things_gated_st;
+reset role;
+select is(pg_temp.problems('public.owned_things', 'delete'), '{}'::text[], 'without them the scoped table is clean again');
 
 -- public.communities is updated by quiescing, the fence, the tombstone and
 -- abort: an UPDATE trigger whose function the owner role owns refuses them.

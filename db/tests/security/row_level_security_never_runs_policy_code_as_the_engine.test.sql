@@ -92,12 +92,17 @@ create function public.owner_text_check(text) returns boolean language sql immut
 create domain public.checked_text as text check (public.owner_text_check(value));
 create domain public.note_text as public.checked_text;
 reset role;
+-- (A column of a constrained domain rewrites the table, which
+-- _111_guard_table_rewrite refuses while a deletion is in flight, as here:
+-- off for these statements.)
+alter event trigger _111_guard_table_rewrite disable;
 alter table public.product_feedback add column note public.note_text;
 select matches(array_to_string(community_deletion._invoker_code_problems('public.product_feedback', 'update'), ','),
   '^constraint checked_text_check calls public\.owner_text_check\(text\)$',
   'a provenance column whose domain is based on a domain with an owner''s CHECK is reported');
 alter table public.product_feedback drop column note;
 alter table public.product_feedback add column notes public.checked_text[];
+alter event trigger _111_guard_table_rewrite enable;
 select matches(array_to_string(community_deletion._invoker_code_problems('public.product_feedback', 'update'), ','),
   '^constraint checked_text_check calls public\.owner_text_check\(text\)$',
   'so is an array of that domain');

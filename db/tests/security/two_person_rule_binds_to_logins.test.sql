@@ -8,7 +8,7 @@
 -- allow_same_login_approval relaxes the login half only.
 \ir ../fixtures/lifecycle.sql
 begin;
-select plan(19);
+select plan(31);
 
 -- One login, two names: refused.
 select tests.lc_inventoried('login-one.example', 'alice') as rid \gset
@@ -35,7 +35,14 @@ select throws_ok(format($$ select tests.approve(%L, %L) $$, :'rid2', n), 'DL3A1'
                (E'\uff41\uff4c\uff49\uff43\uff45', 'full-width letters'),
                (E'a l i c e', 'spaces between the letters'),
                (E'alice\u2060', 'a word joiner after it'),
-               (E'\ufeffalice', 'a byte-order mark before it')) as v(n, d)
+               (E'\ufeffalice', 'a byte-order mark before it'),
+               (E'alice\U000e0020', 'an invisible tag character after it'),
+               (E'ali\U000e0100ce', 'a variation selector of the supplement inside'),
+               (E'al\U0001d173ice', 'a musical format character inside'),
+               (E'alic\U00013430e', 'an Egyptian format control inside'),
+               (E'\U0001bca0alice', 'a shorthand format control before it'),
+               (E'ali\U000110bdce', 'a Kaithi number sign inside'),
+               (E'al\u2800ice', 'a Braille blank inside')) as v(n, d)
  where n is not null and d is not null;
 
 -- Control characters in identities are refused outright.
@@ -47,6 +54,17 @@ select throws_ok(format($$ select tests.approve(%L, E'al\tice') $$, :'rid2'), 'D
   'a tab in an identity is refused');
 select throws_ok($$ select community_deletion.submit('login-names.example', E'\u200b\u200b', 'x') $$, 'DL1I1', null,
   'an identity of invisible characters only is refused');
+select throws_ok($$ select community_deletion.submit('login-names.example', E'\U000e0020\U000e0020', 'x') $$, 'DL1I1', null,
+  'an identity of invisible tag characters only is refused');
+select throws_ok(format($$ select tests.approve(%L, E'\u202eecila') $$, :'rid2'), 'DL1I1',
+  'community deletion: approved_by contains bidirectional control characters',
+  'a right-to-left override (which would show "ecila" as "alice") is refused outright');
+select throws_ok($$ select community_deletion.submit('login-names.example', E'eve\u200f', 'x') $$, 'DL1I1', null,
+  'a right-to-left mark in an identity is refused');
+select ok(community_deletion._same_operator('STRASSE', E'stra\u00dfe') and community_deletion._same_operator(E'STRA\u1e9eE', 'strasse'),
+  'sharp s folds to ss, as case folding does (lower() alone leaves it)');
+select ok(community_deletion._same_operator(E'\u03a3\u03bf\u03c6\u03bf\u03c2', E'\u03c3\u03bf\u03c6\u03bf\u03c3'),
+  'a final sigma is a sigma');
 
 -- The development relaxation covers the login only.
 update community_deletion.settings set allow_same_login_approval = true;

@@ -1,9 +1,11 @@
 -- A tombstone can never be deleted, revived, renamed or reused (docs/design.md#tombstone); its
--- host stays reserved forever, case-insensitively, with a clear error
--- (host_reserved DL8T2) before the unique index would fire.
+-- host stays reserved forever, with a clear error (host_reserved DL8T2)
+-- before the unique index would fire, in every spelling that names the same
+-- host: case, full-width letters, invisible characters, ideographic dots and
+-- a trailing dot aside (community_deletion._host_key).
 begin;
 \ir ../fixtures/fence.sql
-select plan(11);
+select plan(19);
 
 select tests.seed_community('gone.example', 1) as t \gset
 select tests.seed_community('alive.example', 1) as a \gset
@@ -34,6 +36,15 @@ select throws_ok($$ insert into public.communities (host) values ('GONE.Example'
   'DL8T2', null, 'the reservation is case-insensitive, also for the application role');
 select throws_ok(format($$ update public.communities set host = 'Gone.example' where id = %L $$, :'a'),
   'DL8T2', null, 'renaming another community to a tombstone''s host fails');
+select throws_ok(q, 'DL8T2', null, 'the reservation holds for ' || d || ', also for the application role')
+  from (values (E'insert into public.communities (host) values (''gone.example.'')', 'a trailing dot (the fully qualified name)'),
+               (E'insert into public.communities (host) values (''gone.example..'')', 'trailing dots'),
+               (E'insert into public.communities (host) values (E''\\uff47one.example'')', 'a full-width letter'),
+               (E'insert into public.communities (host) values (E''gone\\uff0eexample'')', 'a full-width dot'),
+               (E'insert into public.communities (host) values (E''gone\\u3002example'')', 'an ideographic full stop'),
+               (E'insert into public.communities (host) values (E''gone\\uff61example'')', 'a half-width ideographic full stop'),
+               (E'insert into public.communities (host) values (E''go\\u200bne.example'')', 'a zero-width space inside'),
+               (E'insert into public.communities (host) values (E''gone.example\\U000e0020'')', 'an invisible tag character after it')) as v(q, d);
 select lives_ok($$ insert into public.communities (host) values ('brand-new.example') $$,
   'an unreserved host is still available');
 reset role;
