@@ -1,6 +1,7 @@
 // The Redis adapter's error types, limits and key-space names: no ioredis
 // code, so a module that only classifies or refuses (the CLI's exit codes, a
 // plan) does not load the client (src/redis.ts re-exports all of it).
+import { ConfigError } from './config.js';
 import { assertCommunityId } from './taxonomy.js';
 
 export const SCAN_COUNT = 1000;
@@ -25,6 +26,35 @@ export class RedisScopeError extends Error {
   override readonly name = 'RedisScopeError';
   readonly code = 'outside_namespace';
   readonly transient = false;
+}
+
+/**
+ * The Redis server did not select the database REDIS_URL names (an index at
+ * or beyond its `databases` setting): ioredis would carry on in database 0,
+ * so every command would touch — and every proof inspect — another database
+ * than the recorded store identity says. A configuration error (exit 5);
+ * inside an executor step a permanent failure (fail closed).
+ */
+export class RedisDatabaseError extends ConfigError {
+  readonly code = 'redis_database_not_selected';
+  readonly transient = false;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('REDIS_URL', message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** The keys SCAN matched were not all unlinked (UNLINK counted fewer): the purge cannot claim them gone. */
+export class RedisUnlinkShortfallError extends Error {
+  override readonly name = 'RedisUnlinkShortfallError';
+  readonly code = 'unlink_shortfall';
+  /** Retried like a namespace that is not empty yet; a durable block after max_consecutive_failures. */
+  readonly transient = true;
+
+  constructor(requested: number, unlinked: number, remaining: number, sample: readonly string[]) {
+    super(`Redis UNLINK removed ${unlinked} of the ${requested} keys SCAN matched and ${remaining} of them still exist (e.g. ${sample.slice(0, 3).join(', ')})`);
+  }
 }
 
 /** A Redis command failed; `transient` says whether a later attempt may succeed. */

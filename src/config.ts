@@ -136,8 +136,37 @@ export function loadDatabaseUrl(env: Env = process.env): string {
   return parseUrl('DATABASE_URL', required(env, 'DATABASE_URL'), ['postgres:', 'postgresql:']);
 }
 
+/**
+ * REDIS_URL names a server and a database, nothing else: ioredis turns every
+ * query parameter into a client option, and some change which keys or which
+ * database the engine touches while the recorded store identity (server +
+ * database, src/store-identity.ts) stays the same — `keyPrefix` makes the
+ * purge unlink `<prefix>buzz:<id>:…` (nothing) while SCAN, which ioredis does
+ * not prefix, still sees the namespace; `db` overrides the path's database.
+ * No parameter is documented as supported, so every one is refused. The path
+ * is the database: absent, `/`, or `/<non-negative integer>`.
+ */
+export function checkRedisUrl(url: string): void {
+  const u = new URL(url);
+  const names = [...new Set(u.searchParams.keys())];
+  if (names.length > 0 || u.search !== '') {
+    const which = names.length > 0 ? names.map((n) => JSON.stringify(n)).join(', ') : JSON.stringify(u.search);
+    throw new ConfigError(
+      'REDIS_URL',
+      `REDIS_URL must not carry query parameters (got ${which}): they would change the keys or the database the engine touches `
+        + 'without changing the recorded store identity; put the database in the path (redis://host:port/<db>)',
+    );
+  }
+  if (u.hash !== '') throw new ConfigError('REDIS_URL', 'REDIS_URL must not carry a fragment (#…)');
+  const path = u.pathname;
+  if (path !== '' && path !== '/' && !/^\/(0|[1-9][0-9]{0,8})$/.test(path)) {
+    throw new ConfigError('REDIS_URL', `REDIS_URL's path must be a database number (/0, /1, …), got ${JSON.stringify(path)}`);
+  }
+}
+
 export function loadRedisConfig(env: Env = process.env): RedisConfig {
   const url = parseUrl('REDIS_URL', required(env, 'REDIS_URL'), ['redis:', 'rediss:']);
+  checkRedisUrl(url);
   const timeouts = loadTimeouts(env);
   return { url, connectTimeoutMs: timeouts.redisConnectMs, commandTimeoutMs: timeouts.redisCommandMs };
 }

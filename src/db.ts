@@ -40,7 +40,33 @@ export function connect(databaseUrl: string, options: ConnectOptions = {}): Sql 
       ...bounded,
     },
     transform: { undefined: null },
+    types: { date: PG_TIME },
   });
+}
+
+/**
+ * date, timestamp and timestamptz values as Dates — except one a Date cannot
+ * hold (`infinity`, `-infinity`, a BC date, a year beyond ±275760), kept as
+ * PostgreSQL's own text: postgres.js's default parser would make it an
+ * Invalid Date, on which every formatter's toISOString() throws. Parameters
+ * are serialised as postgres.js's default does, except a string no Date can
+ * hold ('infinity'), passed to PostgreSQL as it is instead of throwing.
+ */
+export const PG_TIME = {
+  to: 1184,
+  from: [1082, 1114, 1184],
+  serialize: (x: Date | string | number): string => {
+    if (typeof x === 'string' && Number.isNaN(new Date(x).getTime())) return x;
+    return (x instanceof Date ? x : new Date(x)).toISOString();
+  },
+  parse: parsePgTime,
+};
+
+export function parsePgTime(text: string): Date | string {
+  // The era suffix is never read as such: a BC date stays text whatever new Date() makes of it.
+  if (/BC$/i.test(text)) return text;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? text : date;
 }
 
 /** Where DATABASE_URL points, without its credentials: "db on host:port". */

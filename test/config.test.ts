@@ -72,6 +72,36 @@ t.test('database and redis URLs', async (t) => {
   }
 });
 
+t.test('REDIS_URL names a server and a database only: query parameters and a non-numeric path are refused', async (t) => {
+  // ioredis turns every query parameter into a client option: keyPrefix
+  // would make the purge unlink other key names, db another database, with
+  // the recorded store identity unchanged.
+  for (const [url, named] of [
+    ['redis://127.0.0.1:6379/0?keyPrefix=zz:', /"keyPrefix"/],
+    ['redis://127.0.0.1:6379?db=3', /"db"/],
+    ['redis://127.0.0.1:6379/0?db=3&keyPrefix=x', /"db", "keyPrefix"/],
+    ['rediss://cache.example:6380/1?connectionName=x', /"connectionName"/],
+  ] as const) {
+    let error: unknown;
+    try {
+      loadRedisConfig({ REDIS_URL: url });
+    } catch (e) {
+      error = e;
+    }
+    t.ok(error instanceof ConfigError, `${url}: refused`);
+    t.equal((error as ConfigError).variable, 'REDIS_URL');
+    t.match((error as Error).message, named, `${url}: names the parameter`);
+    t.match((error as Error).message, /query parameters/);
+  }
+  for (const path of ['/abc', '/1.5', '/-1', '/01', '/2/3', '/1e3']) {
+    t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: `redis://127.0.0.1:6379${path}` })), 'REDIS_URL', `path ${path} refused`);
+  }
+  t.equal(variableOf(() => loadRedisConfig({ REDIS_URL: 'redis://127.0.0.1:6379/0#x' })), 'REDIS_URL', 'a fragment refused');
+  for (const url of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/0', 'redis://:secret@127.0.0.1:6379/15', 'rediss://cache.example:6380/2']) {
+    t.equal(loadRedisConfig({ REDIS_URL: url }).url, url, `${url} accepted`);
+  }
+});
+
 t.test('tuning defaults and bounds', async (t) => {
   t.same(loadTuning({}), { chunkSize: 10_000, sweepCap: 1_000_000, leaseSeconds: 60, heartbeatSeconds: 10 });
   t.same(

@@ -213,7 +213,7 @@ async function checkRedis(checks: Checks): Promise<void> {
   checks.add('redis', 'configured', 'pass', `REDIS_URL ${u.protocol}//${where}${u.pathname}`);
   let redis;
   try {
-    redis = await connectRedisOnce(url, TIMEOUT_MS);
+    redis = await connectRedisOnce(url, TIMEOUT_MS, { verify: false });
     checks.add('redis', 'reachable', 'pass', `connected to ${where}`);
   } catch (error) {
     checks.add('redis', 'reachable', 'fail', `${where}: ${describe(error)}`);
@@ -226,9 +226,12 @@ async function checkRedis(checks: Checks): Promise<void> {
       return { detail: 'PONG' };
     });
     await checks.try('redis', 'db', async () => {
-      const db = Number((u.pathname.replace(/^\//, '') || '0'));
+      // The database the server actually put this connection in, not the
+      // one the URL asks for: ioredis stays in 0 when SELECT is refused.
+      const { verifyRedisDatabase } = await import('../redis.js');
+      const db = await verifyRedisDatabase(redis);
       const keys = await redis.dbsize();
-      return { detail: `database ${Number.isInteger(db) ? db : u.pathname} selected (${keys} keys)` };
+      return { detail: `database ${db} selected (${keys} keys)` };
     });
   } finally {
     redis.disconnect();

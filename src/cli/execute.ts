@@ -173,6 +173,23 @@ async function buildExecutor(
   ]);
   const store = createS3Store(s3Config, { signal: () => executor?.effectSignal });
   const cache = createRedisCache(redisConfig);
+  // A database other than 0 may not exist on the server (its "databases"
+  // setting): refuse it before claiming anything (exit 5; with `run ID` also
+  // recorded), rather than let the steps run in database 0. A Redis that does
+  // not answer is left to the steps' recorded retry path, as without the
+  // check; every connection is checked again before its first command.
+  if ((cache.client.options.db ?? 0) !== 0) {
+    try {
+      await cache.verifyDatabase();
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        cache.client.disconnect();
+        store.client.destroy();
+        if (requestId) await recordPreclaimBlock(log, services.engine, requestId, 'pre_claim:service_setup', `service configuration: ${error.message}`);
+        throw error;
+      }
+    }
+  }
   const taxonomy = await loadTaxonomy(services.engine);
   const progress = new Progress();
   const onBoundary = hooks.onBoundary;

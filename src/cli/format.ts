@@ -68,10 +68,20 @@ function field(value: object, key: string): unknown {
   return Reflect.get(value, key);
 }
 
+/**
+ * A time in ISO 8601 UTC. A Date that holds no time (an Invalid Date: what a
+ * timestamp such as `infinity` becomes when parsed by new Date) prints as
+ * "invalid date" instead of throwing; src/db.ts keeps such values as
+ * PostgreSQL's own text (`infinity`), which the formatters print unchanged.
+ */
+export function dateText(d: Date): string {
+  return Number.isNaN(d.getTime()) ? 'invalid date' : d.toISOString();
+}
+
 /** One cell or value for a human: times in ISO 8601 UTC, objects as JSON, control characters escaped. */
 export function text(v: unknown, key = ''): string {
   if (v === null || v === undefined) return '';
-  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Date) return dateText(v);
   if (typeof v === 'object') return escapeControl(JSON.stringify(normalizeJson(v, key)));
   if (typeof v === 'string') return escapeControl(TIME_KEY.test(key) ? (isoUtc(v) ?? v) : v);
   return escapeControl(String(v));
@@ -111,7 +121,7 @@ const TIME_KEY = /(?:_at|_until|^not_before|_time)$/;
  * exactly as stored).
  */
 export function normalizeJson(value: unknown, key = ''): unknown {
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return dateText(value);
   if (typeof value === 'string') return TIME_KEY.test(key) ? (isoUtc(value) ?? value) : value;
   if (typeof value === 'bigint') return value.toString();
   if (Array.isArray(value)) return value.map((v) => normalizeJson(v, key));

@@ -5,7 +5,7 @@
 // Plain text for a terminal; JSON output carries the same fields in the
 // request row (schema_manifest, storage_manifest, store_identity,
 // destructive_difference).
-import { table } from './format.js';
+import { table, text } from './format.js';
 
 type Row = Readonly<Record<string, unknown>>;
 
@@ -35,7 +35,7 @@ export function inventoryView(value: object): string {
     bytes: num(p.total_bytes),
   }));
   const at = request.inventory_frozen_at;
-  const frozenAt = at instanceof Date ? at.toISOString() : String(at ?? '');
+  const frozenAt = text(at, 'inventory_frozen_at');
   const totalRows = tables.reduce((n, t) => n + t.rows, 0);
   const totalVersions = prefixes.reduce((n, p) => n + p.versions, 0);
   const totalBytes = prefixes.reduce((n, p) => n + p.bytes, 0);

@@ -4,12 +4,12 @@
 // refuses malformed input up front (exit 2, naming the flag; see args.ts)
 // and shows every stored text with its control characters escaped.
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
-import { loadRedisConfig, loadS3Config, loadTuning, type S3Config } from '../config.js';
+import { ConfigError, loadRedisConfig, loadS3Config, loadTuning, type S3Config } from '../config.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../inventory.js';
 import type { EngineClient, Inspection, RequestListRow } from '../engine.js';
 import { CliError, exitCodeFor, run, withEngine, type Output } from './common.js';
 import { EXIT } from './exit-codes.js';
-import { Progress, escapeControl, keyValues, normalizeJson, table } from './format.js';
+import { Progress, dateText, escapeControl, isoUtc, keyValues, normalizeJson, table, text } from './format.js';
 import { LIMITS, optionalText, parseDuration, parseIntegerOption, requireIdentity, requireText, textOrFile } from './args.js';
 import { reviewView } from './inventory-view.js';
 
@@ -98,20 +98,25 @@ export async function checkBucket(config: S3Config): Promise<void> {
   }
 }
 
-/** PING on REDIS_URL: the executor will need it, so a request is not created while it is unreachable. */
+/**
+ * PING on REDIS_URL: the executor will need it, so a request is not created
+ * while it is unreachable — nor recorded against a database the server
+ * refuses (verifyRedisDatabase: RedisDatabaseError, exit 5).
+ */
 export async function checkRedis(url: string): Promise<void> {
-  const { createRedisClient } = await import('../redis.js');
+  const { createRedisClient, verifyRedisDatabase } = await import('../redis.js');
   const client = createRedisClient({ url });
   client.on('error', () => {});
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      client.ping(),
+      client.ping().then(() => verifyRedisDatabase(client)),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer in ${PREFLIGHT_TIMEOUT_MS} ms`)), PREFLIGHT_TIMEOUT_MS);
       }),
     ]);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new CliError(`Redis check failed: ${redactUrl(url)} is unreachable (${(error as Error).message})`, EXIT.config, { variable: 'REDIS_URL' });
   } finally {
     clearTimeout(timer);
@@ -269,9 +274,13 @@ export function listTable(rows: readonly RequestListRow[], wide: boolean): strin
   return table(narrow, LIST_COLUMNS, { maxWidths: LIST_MAX_WIDTHS });
 }
 
-function minuteUtc(d: Date | string): string {
-  const date = d instanceof Date ? d : new Date(d);
-  return `${date.toISOString().slice(0, 16)}Z`;
+/** A time to the minute in UTC; one no Date can hold (`infinity`, an Invalid Date) as text() prints it. */
+export function minuteUtc(d: Date | string): string {
+  if (typeof d === 'string') {
+    const iso = isoUtc(d);
+    return iso === undefined ? text(d) : `${iso.slice(0, 16)}Z`;
+  }
+  return Number.isNaN(d.getTime()) ? dateText(d) : `${d.toISOString().slice(0, 16)}Z`;
 }
 
 type ListArgs = { limit: string; state?: string; host?: string; before?: string; wide?: boolean; watch?: boolean; interval: string };

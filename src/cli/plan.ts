@@ -7,10 +7,11 @@
 // what community_deletion.freeze_inventory accepts (docs/psql-walkthrough.sql).
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { Redis } from 'ioredis';
-import { loadRedisConfig, loadS3Config, loadTuning } from '../config.js';
+import { ConfigError, loadRedisConfig, loadS3Config, loadTuning } from '../config.js';
 import type { PostgresPlan } from '../engine.js';
 import { enumerateOwnedStorage, loadTaxonomy, type VersionLister } from '../inventory.js';
 import type { SizedEntry, StorageSummary } from '../manifest.js';
+import type { StoreIdentity } from '../store-identity.js';
 import { namespacePattern, SCAN_COUNT } from '../cache-errors.js';
 import { StorageError } from '../s3-errors.js';
 import { CliError, run, withEngine } from './common.js';
@@ -37,11 +38,23 @@ export interface Plan {
   redis: { pattern: string; keys: number };
   /** The storage half of an inventory, as community_deletion.freeze_inventory takes it. */
   storage_summary: StorageSummary;
+  /**
+   * The stores the plan listed (S3 endpoint + bucket, Redis server + database),
+   * as community_deletion.freeze_inventory takes its store_identity: a DBA's
+   * freeze records them, so an executor configured for other stores is
+   * refused (DL4S1) instead of adopting its own.
+   */
+  store_identity: StoreIdentity;
 }
 
-/** A Redis client that fails fast instead of reconnecting forever (plan, doctor, seed). */
-export async function connectRedisOnce(url: string, timeoutMs = 5_000): Promise<Redis> {
-  const { Redis } = await import('ioredis');
+/**
+ * A Redis client that fails fast instead of reconnecting forever (plan, doctor, seed),
+ * in the database REDIS_URL names (verifyRedisDatabase: a database the server
+ * refuses is a RedisDatabaseError, exit 5) unless `verify` is false (doctor
+ * reports that as its own check).
+ */
+export async function connectRedisOnce(url: string, timeoutMs = 5_000, options: { verify?: boolean } = {}): Promise<Redis> {
+  const [{ Redis }, { verifyRedisDatabase }] = await Promise.all([import('ioredis'), import('../redis.js')]);
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -53,6 +66,7 @@ export async function connectRedisOnce(url: string, timeoutMs = 5_000): Promise<
   client.on('error', () => {});
   try {
     await client.connect();
+    if (options.verify !== false) await verifyRedisDatabase(client);
   } catch (error) {
     client.disconnect();
     throw error;
@@ -132,6 +146,7 @@ export async function buildPlan(host: string, onProgress?: (label: string, n: nu
     try {
       redis = await connectRedisOnce(redisConfig.url);
     } catch (error) {
+      if (error instanceof ConfigError) throw error;
       throw redisFailure(redisConfig.url, error);
     }
     let keys: number;
@@ -142,6 +157,7 @@ export async function buildPlan(host: string, onProgress?: (label: string, n: nu
     } finally {
       redis.disconnect();
     }
+    const { storeIdentityFromConfig } = await import('../store-identity.js');
     const prefixes = summary.prefixes.map((p) => {
       const c = lister.counts.get(p.prefix) ?? { objects: 0, markers: 0 };
       return { prefix: p.prefix, object_versions: c.objects, delete_markers: c.markers, total_bytes: p.total_bytes, keys_digest: p.keys_digest };
@@ -161,6 +177,7 @@ export async function buildPlan(host: string, onProgress?: (label: string, n: nu
       },
       redis: { pattern: `buzz:${pg.community_id}:*`, keys },
       storage_summary: summary,
+      store_identity: storeIdentityFromConfig(s3Config, redisConfig),
     };
   });
 }
