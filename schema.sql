@@ -566,6 +566,48 @@ $$;
 ALTER FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _communities_guard_problems(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._communities_guard_problems() RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+declare
+  v_rel oid := pg_catalog.to_regclass('public.communities');
+  v_problems text[] := '{}';
+begin
+  if v_rel is null then
+    return array['public.communities is missing'];
+  end if;
+  if not exists (select 1 from pg_catalog.pg_trigger t
+                  where t.tgrelid = v_rel and t.tgname = '_010_protect_lifecycle' and not t.tgisinternal
+                    and t.tgfoid = pg_catalog.to_regprocedure('community_deletion.tg_communities__protect_lifecycle()')
+                    and t.tgenabled in ('O', 'A')
+                    and (t.tgtype & 1) = 1            -- row level
+                    and (t.tgtype & 66) = 2           -- BEFORE
+                    and (t.tgtype & 28) = 28          -- INSERT, DELETE, UPDATE
+                    and t.tgqual is null
+                    and pg_catalog.cardinality(t.tgattr::int2[]) = 0) then
+    v_problems := v_problems || 'trigger _010_protect_lifecycle is missing, disabled or altered'::text;
+  end if;
+  select v_problems || coalesce(pg_catalog.array_agg(pg_catalog.format('column %s %s is missing or not of that type', c.name, c.type)
+                                                     order by c.name), '{}')
+    into v_problems
+    from (values ('id', 'uuid'), ('host', 'text'), ('deletion_state', 'text'),
+                 ('deletion_fence_generation', 'bigint'), ('deleted_at', 'timestamp with time zone')) c(name, type)
+   where not exists (select 1 from pg_catalog.pg_attribute a
+                      where a.attrelid = v_rel and a.attname = c.name and not a.attisdropped and a.attnum > 0
+                        and pg_catalog.format_type(a.atttypid, null) = c.type);
+  return v_problems;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._communities_guard_problems() OWNER TO community_deletion_owner;
+
+--
 -- Name: _community_columns(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -1009,7 +1051,12 @@ begin
     from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
                  case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                              else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
-                 || pg_catalog.array_remove(array['it became ' || community_deletion._inheritance_role(x.rel)], null) as problems
+                 || pg_catalog.array_remove(array['it became ' || community_deletion._inheritance_role(x.rel)], null)
+                 || case when exists (select 1 from pg_catalog.pg_attribute a
+                                       where a.attrelid = x.rel and a.attname = r.community_column
+                                         and a.attnum > 0 and not a.attisdropped) then '{}'::text[]
+                         else array[pg_catalog.format('its community column %s is missing (renamed or dropped)', r.community_column)] end
+                   as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) p
@@ -1034,6 +1081,9 @@ begin
      where not exists (select 1 from community_deletion.registered_tables r
                         where r.schema_name = g.schema_name and r.table_name = g.table_name);
   end if;
+  select v_problems || coalesce(pg_catalog.array_agg('communities: ' || p), '{}')
+    into v_problems
+    from pg_catalog.unnest(community_deletion._communities_guard_problems()) p;
   if pg_catalog.cardinality(v_problems) > 0 then
     raise exception 'community deletion: refused DDL on registered tables: %', pg_catalog.array_to_string(v_problems, '; ')
       using errcode = 'DL7C2',
@@ -1097,9 +1147,15 @@ CREATE FUNCTION community_deletion._host_key(p_host text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select pg_catalog.rtrim(
-           pg_catalog.translate(
-             community_deletion._without_invisible(pg_catalog.lower(pg_catalog.normalize(p_host, 'NFKC'))),
-             '。', '.'),
+           (select pg_catalog.string_agg(
+                     community_deletion._without_invisible(
+                       pg_catalog.lower(pg_catalog.normalize(community_deletion._punycode_label(l.label), 'NFKC'))),
+                     '.' order by l.o)
+              from pg_catalog.regexp_split_to_table(
+                     pg_catalog.translate(
+                       community_deletion._without_invisible(pg_catalog.lower(pg_catalog.normalize(p_host, 'NFKC'))),
+                       '。', '.'),
+                     '\.') with ordinality as l(label, o)),
            '.')
 $$;
 
@@ -1305,8 +1361,9 @@ begin
   -- The objects whose expressions run with the statement, each with its
   -- relation: for every event, the indexes and extended statistics objects
   -- (the planner folds their expressions and predicates when it plans any
-  -- statement on the table); for 'update' also the CHECK constraints,
-  -- generated columns and constraints of the columns' domains.
+  -- statement on the table) and the constraints of the columns' domains
+  -- (any value the engine casts to a column's type runs them); for
+  -- 'update' also the CHECK constraints and generated columns.
   objects as (
     select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
       from pg_catalog.pg_index i
@@ -1328,7 +1385,6 @@ begin
     select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from domains dm
       join pg_catalog.pg_constraint c on c.contypid = dm.oid
-     where p_event = 'update'
   ),
   code as (
     select t.tgrelid as rel,
@@ -1429,11 +1485,13 @@ begin
     cross join lateral (
       select array_agg(a.attname::text order by k.n) as names,
              bool_and(k.attnum > 0 and a.attnotnull and not a.attisdropped
-                      and k.opt = 0 and k.coll = a.attcollation and oc.opcdefault) as plain
+                      and k.opt = 0 and k.coll = a.attcollation and oc.opcdefault
+                      and ty.typtype = 'b') as plain
         from unnest(i.indkey::int2[], i.indoption::int2[], i.indcollation::oid[], i.indclass::oid[])
                with ordinality as k(attnum, opt, coll, opclass, n)
         left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
         left join pg_catalog.pg_opclass oc on oc.oid = k.opclass
+        left join pg_catalog.pg_type ty on ty.oid = a.atttypid
        where k.n <= i.indnkeyatts) cols
    where c.oid = p_table and c.relkind = 'r'
      and am.amname = 'btree' and i.indisunique and i.indisvalid and i.indisready and i.indpred is null
@@ -1949,6 +2007,101 @@ $$;
 
 
 ALTER FUNCTION community_deletion._provenance_guard_problems(p_table regclass, p_column text) OWNER TO community_deletion_owner;
+
+--
+-- Name: _punycode_label(text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._punycode_label(p_label text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  c_base constant integer := 36;
+  c_tmin constant integer := 1;
+  c_tmax constant integer := 26;
+  v_input text;
+  v_out integer[] := '{}';
+  v_len integer;
+  v_pos integer := 1;
+  v_delim integer;
+  v_n bigint := 128;
+  v_i bigint := 0;
+  v_bias bigint := 72;
+  v_oldi bigint;
+  v_w bigint;
+  v_k bigint;
+  v_t bigint;
+  v_digit integer;
+  v_code integer;
+  v_delta bigint;
+  v_points integer;
+begin
+  if p_label is null or pg_catalog.lower(pg_catalog.left(p_label, 4)) <> 'xn--' then
+    return p_label;
+  end if;
+  v_input := pg_catalog.lower(pg_catalog.substr(p_label, 5));
+  if v_input = '' or v_input ~ '[^a-z0-9-]' then
+    return p_label;
+  end if;
+  v_len := pg_catalog.length(v_input);
+  -- The basic code points are everything before the last delimiter.
+  v_delim := v_len + 1 - coalesce(pg_catalog.strpos(pg_catalog.reverse(v_input), '-'), 0);
+  if v_delim <= v_len then
+    v_out := (select coalesce(pg_catalog.array_agg(pg_catalog.ascii(ch) order by o), '{}')
+                from pg_catalog.regexp_split_to_table(pg_catalog.substr(v_input, 1, v_delim - 1), '') with ordinality as x(ch, o));
+    v_pos := v_delim + 1;
+  end if;
+  while v_pos <= v_len loop
+    v_oldi := v_i;
+    v_w := 1;
+    v_k := c_base;
+    loop
+      if v_pos > v_len then
+        return p_label;
+      end if;
+      v_code := pg_catalog.ascii(pg_catalog.substr(v_input, v_pos, 1));
+      v_pos := v_pos + 1;
+      v_digit := case when v_code between 48 and 57 then v_code - 22      -- '0'..'9' → 26..35
+                      when v_code between 97 and 122 then v_code - 97     -- 'a'..'z' → 0..25
+                      else c_base end;
+      if v_digit >= c_base then
+        return p_label;
+      end if;
+      v_i := v_i + v_digit * v_w;
+      v_t := case when v_k <= v_bias then c_tmin when v_k >= v_bias + c_tmax then c_tmax else v_k - v_bias end;
+      exit when v_digit < v_t;
+      v_w := v_w * (c_base - v_t);
+      v_k := v_k + c_base;
+      if v_i > 1114111 * 64 or v_w > 1114111 * 64 then
+        return p_label;
+      end if;
+    end loop;
+    -- Bias adaptation (RFC 3492, 6.1).
+    v_points := pg_catalog.cardinality(v_out) + 1;
+    v_delta := case when v_oldi = 0 then (v_i - v_oldi) / 700 else (v_i - v_oldi) / 2 end;
+    v_delta := v_delta + v_delta / v_points;
+    v_k := 0;
+    while v_delta > ((c_base - c_tmin) * c_tmax) / 2 loop
+      v_delta := v_delta / (c_base - c_tmin);
+      v_k := v_k + c_base;
+    end loop;
+    v_bias := v_k + ((c_base - c_tmin + 1) * v_delta) / (v_delta + 38);
+    v_n := v_n + v_i / v_points;
+    v_i := v_i % v_points;
+    if v_n > 1114111 or v_n between 55296 and 57343 then
+      return p_label;
+    end if;
+    v_out := v_out[1:v_i] || v_n::integer || v_out[v_i + 1:];
+    v_i := v_i + 1;
+  end loop;
+  return (select pg_catalog.string_agg(pg_catalog.chr(cp), '' order by o)
+            from pg_catalog.unnest(v_out) with ordinality as x(cp, o));
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._punycode_label(p_label text) OWNER TO community_deletion_owner;
 
 --
 -- Name: _purge_batch(uuid, uuid, text, bigint, bigint, interval); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -3018,7 +3171,7 @@ CREATE FUNCTION community_deletion._without_invisible(p_text text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   select pg_catalog.regexp_replace(p_text,
-           '[[:space:]\u0085\u00a0\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]',
+           '[[:space:]\u0085\u00a0\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U00016fe4\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff]',
            '', 'g')
 $$;
 
@@ -5843,7 +5996,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 32
+  select 33
 $$;
 
 
@@ -6762,6 +6915,7 @@ declare
   v_stray_fences text[];
   v_shape text[];
   v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
+  v_communities_guard text[] := community_deletion._communities_guard_problems();
   v_problems text[] := '{}';
   -- The registered scoped and provenance tables that exist, and each one's
   -- community column (same order), for the _of helpers.
@@ -6864,12 +7018,16 @@ begin
     v_problems := v_problems || format('code that would run as the engine owner when it updates public.communities: %s',
                                        array_to_string(v_communities_code, ', '));
   end if;
+  if cardinality(v_communities_guard) > 0 then
+    v_problems := v_problems || format('public.communities out of shape: %s', array_to_string(v_communities_guard, ', '));
+  end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code)::text,
+              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code,
+              'communities_guard', v_communities_guard)::text,
             hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
                    'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes, '
                    'drop triggers and rules that would run as the engine owner (or have a superuser own their functions); '
@@ -10382,6 +10540,13 @@ REVOKE ALL ON FUNCTION community_deletion._check_prefix_digest(p_request_id uuid
 --
 
 REVOKE ALL ON FUNCTION community_deletion._checkpoint(p_request_id uuid, p_stage text, p_unit_key text, p_status text, p_lease_generation bigint, p_detail jsonb, p_error text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _communities_guard_problems(); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._communities_guard_problems() FROM PUBLIC;
 
 
 --

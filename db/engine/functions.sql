@@ -11,6 +11,7 @@
 --!include functions/_check_key_chunk.sql
 --!include functions/_check_prefix_digest.sql
 --!include functions/_checkpoint.sql
+--!include functions/_communities_guard_problems.sql
 --!include functions/_community_columns.sql
 --!include functions/_community_columns_of.sql
 --!include functions/_community_lock_key.sql
@@ -51,6 +52,7 @@
 --!include functions/_owned_prefixes.sql
 --!include functions/_prove_postgres_absence.sql
 --!include functions/_provenance_guard_problems.sql
+--!include functions/_punycode_label.sql
 --!include functions/_purge_batch.sql
 --!include functions/_purge_rows_by_time.sql
 --!include functions/_purge_totals.sql

@@ -63,7 +63,7 @@ declare
       '_stage_is_abortable', '_stage_is_fenced',
       -- the host reservation of the communities guard, which runs as whichever
       -- role inserts or renames a community (pure functions of their argument)
-      '_host_key', '_without_invisible'));
+      '_host_key', '_without_invisible', '_punycode_label'));
 begin
   for v_fn in
     select p.oid::pg_catalog.regprocedure as sig, p.proname::text as name

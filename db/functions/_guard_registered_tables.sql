@@ -13,7 +13,12 @@
 -- own name carries the engine's guards (the write fence, its early refusal
 -- or TRUNCATE guard, the provenance guard). Tables that no longer exist are
 -- otherwise the catalog check's business (a dropped table is drift, not
--- tampering). Security definer, executable by every role: the DDL may come
+-- tampering). And refused: a registered table's community column renamed
+-- or dropped (the fence reads it by name: renamed, and a look-alike column
+-- added, writes of a fenced community would pass); public.communities'
+-- lifecycle trigger dropped, disabled or replaced, or one of its lifecycle
+-- columns renamed, dropped or retyped (_communities_guard_problems: a
+-- tombstone revived, a fence lifted, no row trigger seeing it). Security definer, executable by every role: the DDL may come
 -- from any table owner, who cannot read the registry; it only answers.
 create or replace function community_deletion._guard_registered_tables()
   returns void
@@ -32,7 +37,12 @@ begin
     from (select community_deletion._table_label(r.schema_name, r.table_name) as label,
                  case r.kind when 'scoped' then community_deletion._fence_trigger_problems(x.rel)
                              else community_deletion._provenance_guard_problems(x.rel, r.community_column) end
-                 || pg_catalog.array_remove(array['it became ' || community_deletion._inheritance_role(x.rel)], null) as problems
+                 || pg_catalog.array_remove(array['it became ' || community_deletion._inheritance_role(x.rel)], null)
+                 || case when exists (select 1 from pg_catalog.pg_attribute a
+                                       where a.attrelid = x.rel and a.attname = r.community_column
+                                         and a.attnum > 0 and not a.attisdropped) then '{}'::text[]
+                         else array[pg_catalog.format('its community column %s is missing (renamed or dropped)', r.community_column)] end
+                   as problems
             from community_deletion.registered_tables r
             cross join lateral (select community_deletion._registered_relation(r.schema_name, r.table_name) as rel) x
            where r.kind in ('scoped', 'provenance') and x.rel is not null) p
@@ -57,6 +67,9 @@ begin
      where not exists (select 1 from community_deletion.registered_tables r
                         where r.schema_name = g.schema_name and r.table_name = g.table_name);
   end if;
+  select v_problems || coalesce(pg_catalog.array_agg('communities: ' || p), '{}')
+    into v_problems
+    from pg_catalog.unnest(community_deletion._communities_guard_problems()) p;
   if pg_catalog.cardinality(v_problems) > 0 then
     raise exception 'community deletion: refused DDL on registered tables: %', pg_catalog.array_to_string(v_problems, '; ')
       using errcode = 'DL7C2',

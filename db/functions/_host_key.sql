@@ -3,10 +3,13 @@
 -- would take for the same name. Unicode NFKC (full-width letters and dots
 -- become plain ones), lower case, every whitespace and invisible character
 -- removed (_without_invisible), the ideographic full stop (U+3002, and the
--- half-width one NFKC maps to it) read as a dot, as IDNA does, and trailing
--- dots removed (a fully qualified "a.example." is "a.example"). So a
--- tombstoned "a.example" also reserves "A.EXAMPLE", "a.example.",
--- "ａ.example", "a。example" and "a​.example" (a zero-width space inside).
+-- half-width one NFKC maps to it) read as a dot, as IDNA does, each ACE
+-- label ("xn--…", Punycode) decoded to the Unicode label it stands for
+-- (_punycode_label) and normalised the same way, and trailing dots removed
+-- (a fully qualified "a.example." is "a.example"). So a tombstoned
+-- "bücher.example" also reserves "BÜCHER.example", "bücher.example.",
+-- "ｂücher.example", "bücher。example", "bü​cher.example" (a zero-width
+-- space inside) and "xn--bcher-kva.example".
 create or replace function community_deletion._host_key(p_host text)
   returns text
   language sql
@@ -15,8 +18,14 @@ create or replace function community_deletion._host_key(p_host text)
   set search_path = pg_catalog, pg_temp
 as $$
   select pg_catalog.rtrim(
-           pg_catalog.translate(
-             community_deletion._without_invisible(pg_catalog.lower(pg_catalog.normalize(p_host, 'NFKC'))),
-             '。', '.'),
+           (select pg_catalog.string_agg(
+                     community_deletion._without_invisible(
+                       pg_catalog.lower(pg_catalog.normalize(community_deletion._punycode_label(l.label), 'NFKC'))),
+                     '.' order by l.o)
+              from pg_catalog.regexp_split_to_table(
+                     pg_catalog.translate(
+                       community_deletion._without_invisible(pg_catalog.lower(pg_catalog.normalize(p_host, 'NFKC'))),
+                       '。', '.'),
+                     '\.') with ordinality as l(label, o)),
            '.')
 $$;

@@ -20,10 +20,11 @@
 --     function, directly or through an operator — the planner evaluates
 --     them (an immutable function with constant arguments is folded) when
 --     it plans any statement on the table, a DELETE or a SELECT of the
---     engine's as much as an UPDATE;
---   * for 'update' also: every CHECK constraint, generated column or
---     constraint of a column's domain (or of a domain that domain is based
---     on, at any depth) that calls an untrusted function;
+--     engine's as much as an UPDATE — and every constraint of a column's
+--     domain (or of a domain that domain is based on, at any depth) that
+--     calls one: a value cast to the column's type runs it;
+--   * for 'update' also: every CHECK constraint or generated column that
+--     calls an untrusted function;
 --   * row-level security that applies to the engine owner
 --     (_row_security_problem, same words): a policy's expressions run as the
 --     role whose statement reads the table. The engine's security-definer

@@ -36,8 +36,9 @@ begin
   -- The objects whose expressions run with the statement, each with its
   -- relation: for every event, the indexes and extended statistics objects
   -- (the planner folds their expressions and predicates when it plans any
-  -- statement on the table); for 'update' also the CHECK constraints,
-  -- generated columns and constraints of the columns' domains.
+  -- statement on the table) and the constraints of the columns' domains
+  -- (any value the engine casts to a column's type runs them); for
+  -- 'update' also the CHECK constraints and generated columns.
   objects as (
     select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
       from pg_catalog.pg_index i
@@ -59,7 +60,6 @@ begin
     select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
       from domains dm
       join pg_catalog.pg_constraint c on c.contypid = dm.oid
-     where p_event = 'update'
   ),
   code as (
     select t.tgrelid as rel,

@@ -30,7 +30,10 @@
 --      expression calling a function no superuser or engine owner owns, a
 --      rule, or row-level security (_invoker_code_problems;
 --      _refuse_invoker_code checks it again, under lock, right before each
---      such statement).
+--      such statement);
+--   8. public.communities keeps its lifecycle guard: the trigger
+--      _010_protect_lifecycle and the lifecycle columns the engine and the
+--      fence read by name (_communities_guard_problems).
 -- Excluded tables are only required to be registered. The message lists
 -- every problem (table names included) so a claim that blocks on it explains
 -- itself; DETAIL carries the same as JSON. Destructive stages call it inside
@@ -56,6 +59,7 @@ declare
   v_stray_fences text[];
   v_shape text[];
   v_communities_code text[] := coalesce(community_deletion._invoker_code_problems(pg_catalog.to_regclass('public.communities'), 'update'), '{}');
+  v_communities_guard text[] := community_deletion._communities_guard_problems();
   v_problems text[] := '{}';
   -- The registered scoped and provenance tables that exist, and each one's
   -- community column (same order), for the _of helpers.
@@ -158,12 +162,16 @@ begin
     v_problems := v_problems || format('code that would run as the engine owner when it updates public.communities: %s',
                                        array_to_string(v_communities_code, ', '));
   end if;
+  if cardinality(v_communities_guard) > 0 then
+    v_problems := v_problems || format('public.communities out of shape: %s', array_to_string(v_communities_guard, ', '));
+  end if;
   if cardinality(v_problems) > 0 then
     raise exception 'community deletion catalog drift: %', array_to_string(v_problems, '; ')
       using errcode = 'DL7C1',
             detail = pg_catalog.jsonb_build_object(
               'missing', v_missing, 'unknown', v_unknown, 'unfenced', v_unfenced,
-              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code)::text,
+              'stray_fences', v_stray_fences, 'shape', v_shape, 'communities_code', v_communities_code,
+              'communities_guard', v_communities_guard)::text,
             hint = 'In a migration, register new tables (community_deletion.register_scoped_table / '
                    'community_deletion.register_unscoped_table) or drop them, restore missing fences and indexes, '
                    'drop triggers and rules that would run as the engine owner (or have a superuser own their functions); '

@@ -27,7 +27,7 @@ select set_eq($$ select name from engine_functions where has_function_privilege(
         'ddl_lock', 'schema_version', 'write_fence_implementation', 'installation_report',
         -- the host reservation of the communities guard, run as whichever role
         -- inserts or renames a community (pure functions of their argument)
-        '_host_key', '_without_invisible'],
+        '_host_key', '_without_invisible', '_punycode_label'],
   'only the write-fence path, the stage constants, the DDL lock and the installation facts are executable by PUBLIC');
 select is_empty($$ select sig from engine_functions
                    where name not like '\_%' and name not like 'tg\_%'

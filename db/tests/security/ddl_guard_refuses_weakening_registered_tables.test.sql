@@ -4,7 +4,10 @@
 -- inheritance tree (statement triggers on a parent do not fire for a child's
 -- statements), or renaming the table or moving it to another schema (the
 -- registry binds it by name: renamed, its fence could be disabled unseen,
--- then renamed back) are all refused by the event trigger _110_guard_registered_tables
+-- then renamed back), renaming or dropping its community column (the fence
+-- reads it by name), or weakening public.communities — its lifecycle
+-- trigger dropped or disabled, a lifecycle column renamed, dropped or
+-- retyped — are all refused by the event trigger _110_guard_registered_tables
 -- (DL7C2), and nothing of the command remains. The owner's other DDL works.
 -- Runs on both fence implementations.
 -- Committed setup: the owner role owns a registered scoped table and a
@@ -19,7 +22,7 @@ create schema guard_elsewhere;
 grant create, usage on schema guard_elsewhere to :"owner_role";
 
 begin;
-select plan(25);
+select plan(35);
 set local role :"owner_role";
 
 select throws_ok($$ alter table public.owned_things disable trigger _010_community_write_fence $$, 'DL7C2', null,
@@ -62,6 +65,18 @@ select throws_ok($$ do $d$ begin
                       execute 'alter table public.owned_things_x rename to owned_things';
                     end $d$ $$, 'DL7C2', null,
   'rename, disable the fence, re-enable, rename back: refused at the first step');
+select throws_ok($$ alter table public.owned_things rename column community_id to cid $$, 'DL7C2', null,
+  'renaming a scoped table''s community column is refused');
+select throws_like($$ alter table public.owned_things rename column community_id to cid $$,
+  '%owned_things: its community column community_id is missing (renamed or dropped)%',
+  'the refusal says the community column went missing');
+select throws_ok($$ alter table public.owned_things drop column community_id cascade $$, 'DL7C2', null,
+  'dropping a scoped table''s community column is refused');
+select throws_ok($$ alter table public.owned_notes rename column community_id to cid $$, 'DL7C2', null,
+  'renaming a provenance table''s community column is refused');
+select lives_ok($$ alter table public.owned_things rename column body to content $$,
+  'renaming another column still works');
+alter table public.owned_things rename column content to body;
 select lives_ok($$ alter table public.other_parent rename to other_parent_renamed $$,
   'renaming a table the registry does not know still works');
 select throws_like($$ alter table public.owned_things disable trigger _010_community_write_fence $$,
@@ -75,6 +90,23 @@ select set_eq($$ select tgname::text || ':' || tgenabled::text from pg_trigger
         '_010_community_write_fence_truncate:O'],
   'every fence trigger is still there and enabled');
 select is(to_regclass('public.sneaky_child'), null, 'nothing of a refused command remains');
+
+-- public.communities (owned by the superuser here; the event trigger
+-- refuses a superuser's DDL as anyone's).
+reset role;
+select throws_ok($$ alter table public.communities disable trigger _010_protect_lifecycle $$, 'DL7C2', null,
+  'disabling the lifecycle guard of communities is refused');
+select throws_like($$ drop trigger _010_protect_lifecycle on public.communities $$,
+  '%communities: trigger _010_protect_lifecycle is missing, disabled or altered%',
+  'dropping it is refused, naming it');
+select throws_ok($$ alter table public.communities rename column deletion_state to ds_hidden $$, 'DL7C2', null,
+  'renaming a lifecycle column of communities is refused (a look-alike added next would be read instead)');
+select throws_ok($$ alter table public.communities drop column deleted_at cascade $$, 'DL7C2', null,
+  'dropping a lifecycle column is refused');
+select throws_like($$ alter table public.communities alter column deletion_fence_generation type numeric $$,
+  '%communities: column deletion_fence_generation bigint is missing or not of that type%',
+  'retyping a lifecycle column is refused');
+set local role :"owner_role";
 
 -- The owner's ordinary DDL still works.
 select lives_ok($$ alter table public.owned_things add column note text $$, 'adding a column works');

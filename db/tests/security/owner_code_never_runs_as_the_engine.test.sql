@@ -28,7 +28,7 @@ grant insert, select on public.code_log to public;
 
 begin;
 \ir ../fixtures/destruction.sql
-select plan(29);
+select plan(32);
 
 -- Two communities; the victim fenced and at bindings_removed while the
 -- catalog is clean, with a row in the owner's scoped table.
@@ -184,6 +184,33 @@ set local role :"owner_role";
 drop statistics public.owned_things_gated_st;
 reset role;
 select is(pg_temp.problems('public.owned_things', 'delete'), '{}'::text[], 'without them the scoped table is clean again');
+
+-- A key column of a domain type: a keyset lookup would cast the recorded
+-- key back to it, running the domain's CHECK as the engine owner. Such a
+-- column is not walked as a keyset, and the domain's constraint is owner
+-- code for DELETE too. (Retyping the column rewrites the table, which
+-- _111_guard_table_rewrite refuses while deletions are in flight, as here:
+-- off for this statement.)
+alter event trigger _111_guard_table_rewrite disable;
+set local role :"owner_role";
+create domain public.owned_key as bigint check (public.owner_check('00000000-0000-0000-0000-000000000000'));
+alter table public.owned_things alter column id drop identity;
+alter table public.owned_things alter column id type public.owned_key;
+reset role;
+alter event trigger _111_guard_table_rewrite enable;
+select is(community_deletion._keyset_columns('public.owned_things', 'community_id'), null,
+  'a primary key over a domain-typed column is not a keyset');
+select is(pg_temp.problems('public.owned_things', 'delete'), array['constraint owned_key_check calls public.owner_check(uuid)'],
+  'the domain''s CHECK calling an owner''s function is reported for a scoped table (DELETE)');
+select matches(pg_temp.err('select community_deletion.validate_catalog()'),
+  '^DL7C1: .*owned_things: constraint owned_key_check calls public\.owner_check\(uuid\)',
+  'and validate_catalog refuses it');
+alter event trigger _111_guard_table_rewrite disable;
+set local role :"owner_role";
+alter table public.owned_things alter column id type bigint;
+drop domain public.owned_key;
+reset role;
+alter event trigger _111_guard_table_rewrite enable;
 
 -- public.communities is updated by quiescing, the fence, the tombstone and
 -- abort: an UPDATE trigger whose function the owner role owns refuses them.

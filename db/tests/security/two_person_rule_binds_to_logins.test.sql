@@ -8,7 +8,7 @@
 -- allow_same_login_approval relaxes the login half only.
 \ir ../fixtures/lifecycle.sql
 begin;
-select plan(31);
+select plan(33);
 
 -- One login, two names: refused.
 select tests.lc_inventoried('login-one.example', 'alice') as rid \gset
@@ -42,7 +42,9 @@ select throws_ok(format($$ select tests.approve(%L, %L) $$, :'rid2', n), 'DL3A1'
                (E'alic\U00013430e', 'an Egyptian format control inside'),
                (E'\U0001bca0alice', 'a shorthand format control before it'),
                (E'ali\U000110bdce', 'a Kaithi number sign inside'),
-               (E'al\u2800ice', 'a Braille blank inside')) as v(n, d)
+               (E'al\u2800ice', 'a Braille blank inside'),
+               (E'ali\U00016fe4ce', 'a Khitan filler inside'),
+               (E'alice\ue000', 'a private-use character after it')) as v(n, d)
  where n is not null and d is not null;
 
 -- Control characters in identities are refused outright.

@@ -5,7 +5,7 @@
 -- a trailing dot aside (community_deletion._host_key).
 begin;
 \ir ../fixtures/fence.sql
-select plan(19);
+select plan(23);
 
 select tests.seed_community('gone.example', 1) as t \gset
 select tests.seed_community('alive.example', 1) as a \gset
@@ -45,6 +45,18 @@ select throws_ok(q, 'DL8T2', null, 'the reservation holds for ' || d || ', also 
                (E'insert into public.communities (host) values (E''gone\\uff61example'')', 'a half-width ideographic full stop'),
                (E'insert into public.communities (host) values (E''go\\u200bne.example'')', 'a zero-width space inside'),
                (E'insert into public.communities (host) values (E''gone.example\\U000e0020'')', 'an invisible tag character after it')) as v(q, d);
+reset role;
+select tests.seed_community(E'b\u00fccher.example', 1) as b \gset
+select tests.fx_force_state(:'b', 'tombstone', 2);
+set local role community_deletion_app;
+select throws_ok($$ insert into public.communities (host) values ('xn--bcher-kva.example') $$,
+  'DL8T2', null, 'the Punycode spelling of a tombstoned Unicode host is reserved');
+select throws_ok($$ insert into public.communities (host) values ('XN--BCHER-KVA.example.') $$,
+  'DL8T2', null, 'in any case, fully qualified too');
+select throws_ok($$ insert into public.communities (host) values (E'B\u00dcCHER.EXAMPLE') $$,
+  'DL8T2', null, 'and the Unicode spelling in upper case');
+select is(community_deletion._host_key('xn--80akhbyknj4f.xn--bcher-kva.example'), E'\u0438\u0441\u043f\u044b\u0442\u0430\u043d\u0438\u0435.b\u00fccher.example',
+  'every ACE label of a host is decoded');
 select lives_ok($$ insert into public.communities (host) values ('brand-new.example') $$,
   'an unreserved host is still available');
 reset role;
