@@ -981,15 +981,16 @@ $$;
 ALTER FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
--- Name: _guard_registered_table_rewrite(oid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+-- Name: _guard_registered_table_rewrite(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
-CREATE FUNCTION community_deletion._guard_registered_table_rewrite(p_table oid) RETURNS void
+CREATE FUNCTION community_deletion._guard_registered_table_rewrite() RETURNS void
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET row_security TO 'off'
     AS $$
 declare
+  p_table oid := pg_catalog.pg_event_trigger_table_rewrite_oid();
   v_label text;
   v_in_flight text;
 begin
@@ -1031,7 +1032,7 @@ end;
 $$;
 
 
-ALTER FUNCTION community_deletion._guard_registered_table_rewrite(p_table oid) OWNER TO community_deletion_owner;
+ALTER FUNCTION community_deletion._guard_registered_table_rewrite() OWNER TO community_deletion_owner;
 
 --
 -- Name: _guard_registered_tables(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -1998,6 +1999,9 @@ begin
            when t.tgnargs <> 1 or pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1, pg_catalog.length(t.tgargs) - 1), 'UTF8') <> p_column
              then array['_020_provenance_guard guards another column']
            when t.tgenabled <> 'O' then array['_020_provenance_guard does not fire for ordinary sessions']
+           when (t.tgtype & 1) = 0 or (t.tgtype & 66) <> 0 or (t.tgtype & 20) <> 20
+                or t.tgqual is not null or pg_catalog.cardinality(t.tgattr::int2[]) > 0
+             then array['_020_provenance_guard does not fire after each inserted and updated row']
            else '{}'::text[]
          end
     from (select 1) one
@@ -2935,10 +2939,12 @@ CREATE FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner
 declare
   v_community uuid;
   v_valid boolean := false;
+  v_deadline timestamptz;
 begin
   select l.community_id into v_community from community_deletion.serving_write_leases l where l.id = p_lease_id;
   if v_community is not null then
     perform pg_catalog.pg_advisory_xact_lock_shared(community_deletion._community_lock_key(v_community));
+    v_deadline := community_deletion._serving_lease_deadline(v_community);
     select exists (
       select 1 from community_deletion.serving_write_leases l
         join public.communities c on c.id = l.community_id
@@ -2946,7 +2952,8 @@ begin
          and l.generation = p_generation and l.fence_generation = p_fence_generation
          and l.lease_until >= now()
          and c.deletion_state in ('active', 'quiescing')
-         and c.deletion_fence_generation = l.fence_generation) into v_valid;
+         and c.deletion_fence_generation = l.fence_generation
+         and (c.deletion_state = 'active' or v_deadline is null or v_deadline > now())) into v_valid;
   end if;
   if not v_valid then
     raise exception 'stale serving-write lease % (owner %, generation %, fence generation %)',
@@ -2960,6 +2967,23 @@ $$;
 
 
 ALTER FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) OWNER TO community_deletion_owner;
+
+--
+-- Name: _serving_lease_deadline(uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._serving_lease_deadline(p_community uuid) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select pg_catalog.min(r.quiescing_started_at + s.serving_lease_quiescing_cap)
+    from community_deletion.requests r cross join community_deletion.settings s
+   where r.community_id = p_community and r.quiescing_started_at is not null
+     and not community_deletion._stage_is_terminal(r.stage)
+$$;
+
+
+ALTER FUNCTION community_deletion._serving_lease_deadline(p_community uuid) OWNER TO community_deletion_owner;
 
 --
 -- Name: _serving_write_granted(uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
@@ -2991,7 +3015,8 @@ CREATE FUNCTION community_deletion._serving_writes_in_flight(p_community uuid) R
   select coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     from community_deletion.serving_write_leases l
    where l.community_id = p_community
-     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now()
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(p_community), l.lease_until))
+         + (select s.serving_lease_grace from community_deletion.settings s) >= now()
 $$;
 
 
@@ -3341,7 +3366,9 @@ begin
   select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
     into v_live_leases, v_operations
     from community_deletion.serving_write_leases l
-   where l.community_id = v_request.community_id and l.lease_until >= now();
+   where l.community_id = v_request.community_id
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+         >= now();
   if v_live_leases > 0 then
     raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
       p_request_id, v_request.community_id, v_live_leases, v_operations
@@ -3778,6 +3805,13 @@ declare
   v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
 begin
   perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
+  -- A failure never overwrites a completed unit (its totals are evidence:
+  -- a purge table's rows, a frozen manifest): it is recorded beside it.
+  if exists (select 1 from community_deletion.checkpoints c
+              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
+                and c.status = 'completed') then
+    v_unit_key := 'failure:' || v_unit_key;
+  end if;
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retryable', false), v_error);
@@ -4126,12 +4160,14 @@ begin
             hint = 'Call community_deletion.begin_quiescing first.';
   end if;
   -- Unreleased serving leases, live or expired within the grace: a writer
-  -- may still be finishing (_serving_writes_in_flight).
+  -- may still be finishing (_serving_writes_in_flight). A lease ends at the
+  -- latest at _serving_lease_deadline (quiescing's start plus the cap).
   v_operations := community_deletion._serving_writes_in_flight(v_request.community_id);
   select count(*) into v_live
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now();
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+         + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',
       v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')
@@ -5471,6 +5507,13 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
+  -- A failure never overwrites a completed unit (its totals are evidence:
+  -- a purge table's rows, a frozen manifest): it is recorded beside it.
+  if exists (select 1 from community_deletion.checkpoints c
+              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
+                and c.status = 'completed') then
+    v_unit_key := 'failure:' || v_unit_key;
+  end if;
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
@@ -5756,7 +5799,7 @@ begin
   end if;
   if p_kind = 'provenance' then
     execute pg_catalog.format(
-      'create or replace trigger _020_provenance_guard before insert or update on %s for each row '
+      'create or replace trigger _020_provenance_guard after insert or update on %s for each row '
       'execute function community_deletion.tg_provenance_table__refuse_inactive_community(%L)', p_table, v_column);
     execute pg_catalog.format('grant usage on schema %I to community_deletion_owner', v_schema);
     execute pg_catalog.format('grant select, update on %s to community_deletion_owner', p_table);
@@ -5996,7 +6039,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 33
+  select 34
 $$;
 
 
@@ -6425,7 +6468,7 @@ CREATE FUNCTION community_deletion.tg_ddl__guard_table_rewrite() RETURNS event_t
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-  perform community_deletion._guard_registered_table_rewrite(pg_catalog.pg_event_trigger_table_rewrite_oid());
+  perform community_deletion._guard_registered_table_rewrite();
 end;
 $$;
 
@@ -9967,14 +10010,14 @@ CREATE TRIGGER _010_protect_lifecycle BEFORE INSERT OR DELETE OR UPDATE ON publi
 -- Name: product_feedback _020_provenance_guard; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _020_provenance_guard BEFORE INSERT OR UPDATE ON public.product_feedback FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
+CREATE TRIGGER _020_provenance_guard AFTER INSERT OR UPDATE ON public.product_feedback FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
 
 
 --
 -- Name: rate_limit_violations _020_provenance_guard; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
-CREATE TRIGGER _020_provenance_guard BEFORE INSERT OR UPDATE ON public.rate_limit_violations FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
+CREATE TRIGGER _020_provenance_guard AFTER INSERT OR UPDATE ON public.rate_limit_violations FOR EACH ROW EXECUTE FUNCTION community_deletion.tg_provenance_table__refuse_inactive_community('community_id');
 
 
 --
@@ -10941,6 +10984,13 @@ REVOKE ALL ON FUNCTION community_deletion._schema_manifest(p_community uuid) FRO
 --
 
 REVOKE ALL ON FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, p_owner text, p_generation bigint, p_fence_generation bigint) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _serving_lease_deadline(p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._serving_lease_deadline(p_community uuid) FROM PUBLIC;
 
 
 --

@@ -73,6 +73,7 @@
 --!include functions/_schema_destruction_lock_key.sql
 --!include functions/_schema_manifest.sql
 --!include functions/_serving_lease_check.sql
+--!include functions/_serving_lease_deadline.sql
 --!include functions/_serving_write_granted.sql
 --!include functions/_serving_writes_in_flight.sql
 --!include functions/_stage_is_abortable.sql

@@ -1,8 +1,11 @@
 -- Refuses (protected_table_ddl, DL7C2) a command that is about to rewrite
--- p_table — ALTER TABLE … ALTER COLUMN … TYPE (with or without USING), ADD
--- COLUMN with a volatile default, and the other forms PostgreSQL carries
+-- a table (pg_event_trigger_table_rewrite_oid: callable only inside the
+-- table_rewrite event trigger, so no role can use this function to learn
+-- which communities are being deleted) — ALTER TABLE … ALTER COLUMN …
+-- TYPE (with or without USING), ADD COLUMN with a volatile default, and
+-- the other forms PostgreSQL carries
 -- out by copying every row (event trigger _111_guard_table_rewrite,
--- table_rewrite) — when p_table is a registered scoped or provenance table,
+-- table_rewrite) — when it is a registered scoped or provenance table,
 -- or public.communities, and the command would change rows no trigger sees:
 --   * a registered table, while a deletion is in flight (a request that is
 --     not terminal whose community is not active: quiescing, fenced, or a
@@ -15,7 +18,7 @@
 -- Security definer, executable by every role: the DDL may come from any
 -- table owner, who cannot read the registry or the requests; it only
 -- answers.
-create or replace function community_deletion._guard_registered_table_rewrite(p_table oid)
+create or replace function community_deletion._guard_registered_table_rewrite()
   returns void
   language plpgsql
   stable
@@ -24,6 +27,7 @@ create or replace function community_deletion._guard_registered_table_rewrite(p_
   set row_security = off
 as $$
 declare
+  p_table oid := pg_catalog.pg_event_trigger_table_rewrite_oid();
   v_label text;
   v_in_flight text;
 begin

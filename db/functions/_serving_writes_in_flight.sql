@@ -6,7 +6,9 @@
 -- expiry — S3 has no fence. The grace keeps the fence, the destructive freeze
 -- and mark_drained waiting for such writers too (model/README.md F2); a
 -- holder that crashed without releasing delays the deletion by at most its
--- lease plus the grace. Sorted, duplicates removed; empty when none.
+-- lease plus the grace. A lease ends at the latest at
+-- _serving_lease_deadline (quiescing's start plus the cap), however long it
+-- was acquired for. Sorted, duplicates removed; empty when none.
 create or replace function community_deletion._serving_writes_in_flight(p_community uuid)
   returns text[]
   language sql
@@ -16,5 +18,6 @@ as $$
   select coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     from community_deletion.serving_write_leases l
    where l.community_id = p_community
-     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now()
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(p_community), l.lease_until))
+         + (select s.serving_lease_grace from community_deletion.settings s) >= now()
 $$;

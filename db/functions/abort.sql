@@ -6,7 +6,8 @@
 -- Never from drained on, whatever the checkpoints say (wrong_stage, DL2S1);
 -- terminal requests refuse (DL2T1); live serving-write leases refuse
 -- (serving_not_drained, DL5D1, retryable) once the community may be
--- quiescing. Under the exclusive community lock (taken FIRST, then row locks,
+-- quiescing — live until their lease_until, or _serving_lease_deadline if
+-- that is earlier. Under the exclusive community lock (taken FIRST, then row locks,
 -- so a queued quiesce/fence re-verifies its lease after abort and fails):
 -- from approved on it restores the community (active, pre-quiesce
 -- archived_at, fence generation + 1) and removes the key chunks of an
@@ -73,7 +74,9 @@ begin
   select count(*), string_agg(distinct l.operation, ', ' order by l.operation)
     into v_live_leases, v_operations
     from community_deletion.serving_write_leases l
-   where l.community_id = v_request.community_id and l.lease_until >= now();
+   where l.community_id = v_request.community_id
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+         >= now();
   if v_live_leases > 0 then
     raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
       p_request_id, v_request.community_id, v_live_leases, v_operations

@@ -42,12 +42,14 @@ begin
             hint = 'Call community_deletion.begin_quiescing first.';
   end if;
   -- Unreleased serving leases, live or expired within the grace: a writer
-  -- may still be finishing (_serving_writes_in_flight).
+  -- may still be finishing (_serving_writes_in_flight). A lease ends at the
+  -- latest at _serving_lease_deadline (quiescing's start plus the cap).
   v_operations := community_deletion._serving_writes_in_flight(v_request.community_id);
   select count(*) into v_live
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and l.lease_until + (select s.serving_lease_grace from community_deletion.settings s) >= now();
+     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+         + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',
       v_request.community_id, p_request_id, v_live, pg_catalog.array_to_string(v_operations, ', ')

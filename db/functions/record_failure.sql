@@ -5,6 +5,8 @@
 -- (settings row); the max_consecutive_failures-th (default 8th) consecutive
 -- failure blocks the request durably instead. Verifies the lease first
 -- (stale_lease, DL4L1). Returns {"blocked", "retry_count", "next_attempt_at"}.
+-- A unit already completed at that stage keeps its checkpoint (its totals
+-- are evidence): the failure is recorded on unit 'failure:<unit_key>'.
 create or replace function community_deletion.record_failure(
   request_id uuid, executor_id text, lease_generation bigint, stage text, unit_key text, error text)
   returns jsonb
@@ -45,6 +47,13 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
+  -- A failure never overwrites a completed unit (its totals are evidence:
+  -- a purge table's rows, a frozen manifest): it is recorded beside it.
+  if exists (select 1 from community_deletion.checkpoints c
+              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
+                and c.status = 'completed') then
+    v_unit_key := 'failure:' || v_unit_key;
+  end if;
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),

@@ -79,7 +79,7 @@ begin
   end if;
   if p_kind = 'provenance' then
     execute pg_catalog.format(
-      'create or replace trigger _020_provenance_guard before insert or update on %s for each row '
+      'create or replace trigger _020_provenance_guard after insert or update on %s for each row '
       'execute function community_deletion.tg_provenance_table__refuse_inactive_community(%L)', p_table, v_column);
     execute pg_catalog.format('grant usage on schema %I to community_deletion_owner', v_schema);
     execute pg_catalog.format('grant select, update on %s to community_deletion_owner', p_table);

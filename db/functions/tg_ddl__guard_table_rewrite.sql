@@ -10,6 +10,6 @@ create or replace function community_deletion.tg_ddl__guard_table_rewrite()
   set search_path = pg_catalog, pg_temp
 as $$
 begin
-  perform community_deletion._guard_registered_table_rewrite(pg_catalog.pg_event_trigger_table_rewrite_oid());
+  perform community_deletion._guard_registered_table_rewrite();
 end;
 $$;

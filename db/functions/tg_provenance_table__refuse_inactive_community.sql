@@ -1,6 +1,9 @@
--- Provenance guard (docs/security.md#provenance): BEFORE INSERT OR UPDATE,
+-- Provenance guard (docs/security.md#provenance): AFTER INSERT OR UPDATE,
 -- FOR EACH ROW, on every registered provenance table
 -- (_020_provenance_guard, the guarded column as the trigger's argument).
+-- AFTER, so it checks the row as stored: a BEFORE trigger of the table's
+-- owner firing after a BEFORE guard could still set the column to a
+-- tombstone (migration 000034).
 -- A provenance row may name a community only while that community is active:
 -- after the purge nulled a tombstone's provenance rows, a writer setting the
 -- column back would make the absence proof fail forever. NULL is always

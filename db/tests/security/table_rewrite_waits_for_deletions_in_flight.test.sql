@@ -18,7 +18,7 @@ alter table public.unregistered_things owner to :"owner_role";
 begin;
 \ir ../fixtures/destruction.sql
 \ir ../fixtures/fence.sql
-select plan(14);
+select plan(15);
 
 create function pg_temp.sqlstate_of(p_sql text) returns text language plpgsql as $$
 begin
@@ -88,6 +88,11 @@ select lives_ok($$ alter table public.communities alter column name type text us
 select tests.fx_force_state(:'bystander', 'tombstone', 1);
 select throws_ok($$ alter table public.communities alter column name type text using name || '' $$,
   'DL7C2', null, 'rewriting communities while a tombstone exists is refused');
+
+-- The guard takes the table from the event trigger: called directly (it is
+-- executable by every role) it answers nothing about deletions in flight.
+select throws_ok($$ select community_deletion._guard_registered_table_rewrite() $$, '39P03', null,
+  'the rewrite guard cannot be called outside a table_rewrite event trigger');
 
 select * from finish();
 rollback;
