@@ -21,6 +21,14 @@ function usageMessage(message: string, argv: readonly string[]): string {
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
+  // yargs' completion command ignores what follows it; a usage error like
+  // any other command's extra argument (the shell script it prints calls
+  // --get-yargs-completions, never this).
+  const extra = argv[0] === 'completion' ? argv.slice(1).filter((a) => !['--json', '-h', '--help'].includes(a)) : [];
+  if (extra.length > 0) {
+    reportUsageError(`Unknown argument${extra.length > 1 ? 's' : ''}: ${extra.join(', ')} (completion takes none)`, {});
+    process.exit(EXIT.usage);
+  }
   await yargs(argv)
     .scriptName('deletions')
     .usage('$0 <command> [options]\n\nDurable, operator-controlled deletion of one community (tenant).')

@@ -153,6 +153,9 @@ t.test('a missing ID is named; usage errors are JSON on stdout; -h works', async
   const completion = await deletions(['completion'], env);
   t.equal(completion.code, 0, show(completion));
   t.match(completion.stdout, /deletions --get-yargs-completions/);
+  const completionExtra = await deletions(['completion', 'bogus'], env);
+  t.equal(completionExtra.code, 2, show(completionExtra));
+  t.match(completionExtra.json, { error: /Unknown argument: bogus/, exit_code: 2 });
 });
 
 t.test('integers: --limit and --sample-size are integers in range (exit 2 naming the flag)', async (t) => {
