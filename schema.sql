@@ -686,6 +686,23 @@ $$;
 ALTER FUNCTION community_deletion._describe_store_identity(p_identity jsonb) OWNER TO community_deletion_owner;
 
 --
+-- Name: _failure_unit_key(uuid, text, text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._failure_unit_key(p_request_id uuid, p_stage text, p_unit_key text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select case when exists (select 1 from community_deletion.checkpoints c
+                            where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = p_unit_key
+                              and c.status = 'completed')
+              then 'failure:' || p_unit_key else p_unit_key end
+$$;
+
+
+ALTER FUNCTION community_deletion._failure_unit_key(p_request_id uuid, p_stage text, p_unit_key text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _fence_trigger_problems(regclass); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -2986,6 +3003,20 @@ $$;
 ALTER FUNCTION community_deletion._serving_lease_deadline(p_community uuid) OWNER TO community_deletion_owner;
 
 --
+-- Name: _serving_lease_end(timestamp with time zone, uuid); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._serving_lease_end(p_lease_until timestamp with time zone, p_community uuid) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  select least(p_lease_until, coalesce(community_deletion._serving_lease_deadline(p_community), p_lease_until))
+$$;
+
+
+ALTER FUNCTION community_deletion._serving_lease_end(p_lease_until timestamp with time zone, p_community uuid) OWNER TO community_deletion_owner;
+
+--
 -- Name: _serving_write_granted(uuid, bigint); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -3015,7 +3046,7 @@ CREATE FUNCTION community_deletion._serving_writes_in_flight(p_community uuid) R
   select coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     from community_deletion.serving_write_leases l
    where l.community_id = p_community
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(p_community), l.lease_until))
+     and community_deletion._serving_lease_end(l.lease_until, p_community)
          + (select s.serving_lease_grace from community_deletion.settings s) >= now()
 $$;
 
@@ -3367,8 +3398,7 @@ begin
     into v_live_leases, v_operations
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
-         >= now();
+     and community_deletion._serving_lease_end(l.lease_until, v_request.community_id) >= now();
   if v_live_leases > 0 then
     raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
       p_request_id, v_request.community_id, v_live_leases, v_operations
@@ -3805,13 +3835,8 @@ declare
   v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
 begin
   perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  -- A failure never overwrites a completed unit (its totals are evidence:
-  -- a purge table's rows, a frozen manifest): it is recorded beside it.
-  if exists (select 1 from community_deletion.checkpoints c
-              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
-                and c.status = 'completed') then
-    v_unit_key := 'failure:' || v_unit_key;
-  end if;
+  -- A failure never overwrites a completed unit: it is recorded beside it.
+  v_unit_key := community_deletion._failure_unit_key(p_request_id, p_stage, v_unit_key);
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retryable', false), v_error);
@@ -4166,7 +4191,7 @@ begin
   select count(*) into v_live
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+     and community_deletion._serving_lease_end(l.lease_until, v_request.community_id)
          + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',
@@ -5507,13 +5532,8 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
-  -- A failure never overwrites a completed unit (its totals are evidence:
-  -- a purge table's rows, a frozen manifest): it is recorded beside it.
-  if exists (select 1 from community_deletion.checkpoints c
-              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
-                and c.status = 'completed') then
-    v_unit_key := 'failure:' || v_unit_key;
-  end if;
+  -- A failure never overwrites a completed unit: it is recorded beside it.
+  v_unit_key := community_deletion._failure_unit_key(p_request_id, p_stage, v_unit_key);
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
@@ -6039,7 +6059,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 34
+  select 35
 $$;
 
 
@@ -10614,6 +10634,13 @@ REVOKE ALL ON FUNCTION community_deletion._describe_store_identity(p_identity js
 
 
 --
+-- Name: FUNCTION _failure_unit_key(p_request_id uuid, p_stage text, p_unit_key text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._failure_unit_key(p_request_id uuid, p_stage text, p_unit_key text) FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION _fence_trigger_problems(p_table regclass); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -10991,6 +11018,13 @@ REVOKE ALL ON FUNCTION community_deletion._serving_lease_check(p_lease_id uuid, 
 --
 
 REVOKE ALL ON FUNCTION community_deletion._serving_lease_deadline(p_community uuid) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _serving_lease_end(p_lease_until timestamp with time zone, p_community uuid); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._serving_lease_end(p_lease_until timestamp with time zone, p_community uuid) FROM PUBLIC;
 
 
 --

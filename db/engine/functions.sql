@@ -16,6 +16,7 @@
 --!include functions/_community_columns_of.sql
 --!include functions/_community_lock_key.sql
 --!include functions/_describe_store_identity.sql
+--!include functions/_failure_unit_key.sql
 --!include functions/_fence_trigger_problems.sql
 --!include functions/_fence_trigger_problems_of.sql
 --!include functions/_finish_postgres_purge.sql
@@ -74,6 +75,7 @@
 --!include functions/_schema_manifest.sql
 --!include functions/_serving_lease_check.sql
 --!include functions/_serving_lease_deadline.sql
+--!include functions/_serving_lease_end.sql
 --!include functions/_serving_write_granted.sql
 --!include functions/_serving_writes_in_flight.sql
 --!include functions/_stage_is_abortable.sql

@@ -18,6 +18,6 @@ as $$
   select coalesce(pg_catalog.array_agg(distinct l.operation order by l.operation), '{}')
     from community_deletion.serving_write_leases l
    where l.community_id = p_community
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(p_community), l.lease_until))
+     and community_deletion._serving_lease_end(l.lease_until, p_community)
          + (select s.serving_lease_grace from community_deletion.settings s) >= now()
 $$;

@@ -75,8 +75,7 @@ begin
     into v_live_leases, v_operations
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
-         >= now();
+     and community_deletion._serving_lease_end(l.lease_until, v_request.community_id) >= now();
   if v_live_leases > 0 then
     raise exception 'deletion request %: community % still has % live serving-write lease(s) (%)',
       p_request_id, v_request.community_id, v_live_leases, v_operations

@@ -26,13 +26,8 @@ declare
   v_error text := community_deletion._bound_text(community_deletion._require_text(p_error, 'error', 1000000), 4096);
 begin
   perform community_deletion._verify_lease(p_request_id, p_owner, p_generation, p_stage);
-  -- A failure never overwrites a completed unit (its totals are evidence:
-  -- a purge table's rows, a frozen manifest): it is recorded beside it.
-  if exists (select 1 from community_deletion.checkpoints c
-              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
-                and c.status = 'completed') then
-    v_unit_key := 'failure:' || v_unit_key;
-  end if;
+  -- A failure never overwrites a completed unit: it is recorded beside it.
+  v_unit_key := community_deletion._failure_unit_key(p_request_id, p_stage, v_unit_key);
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retryable', false), v_error);

@@ -48,7 +48,7 @@ begin
   select count(*) into v_live
     from community_deletion.serving_write_leases l
    where l.community_id = v_request.community_id
-     and least(l.lease_until, coalesce(community_deletion._serving_lease_deadline(v_request.community_id), l.lease_until))
+     and community_deletion._serving_lease_end(l.lease_until, v_request.community_id)
          + (select s.serving_lease_grace from community_deletion.settings s) >= now();
   if v_live > 0 then
     raise exception 'community % of request % is not drained: % serving-write lease(s) not released (%)',

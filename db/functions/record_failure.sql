@@ -47,13 +47,8 @@ begin
   v_next := case when v_exhausted then v_request.next_attempt_at
                  else now() + make_interval(secs => v_delay_seconds) end;
 
-  -- A failure never overwrites a completed unit (its totals are evidence:
-  -- a purge table's rows, a frozen manifest): it is recorded beside it.
-  if exists (select 1 from community_deletion.checkpoints c
-              where c.request_id = p_request_id and c.stage = p_stage and c.unit_key = v_unit_key
-                and c.status = 'completed') then
-    v_unit_key := 'failure:' || v_unit_key;
-  end if;
+  -- A failure never overwrites a completed unit: it is recorded beside it.
+  v_unit_key := community_deletion._failure_unit_key(p_request_id, p_stage, v_unit_key);
   perform community_deletion._checkpoint(
     p_request_id, p_stage, v_unit_key, 'failed', p_generation,
     jsonb_build_object('error', v_error, 'retry_count', v_streak, 'retryable', true, 'blocked', v_exhausted),
