@@ -17,7 +17,18 @@ function usageMessage(message: string, argv: readonly string[]): string {
     const command = argv.find((a) => !a.startsWith('-'));
     return `missing ID: name the deletion request (deletions ${command ?? '<command>'} ID …; see deletions list)`;
   }
+  const flag = dashValueFlag(argv);
+  if (/^Unknown argument/.test(message) && flag) {
+    const value = argv[argv.indexOf(flag) + 1]!;
+    return `${flag} ${value}: a value starting with "-" is read as options; write ${flag}=${value}`;
+  }
   return message;
+}
+
+/** The `--flag` whose value was split off as short options (`--interval -1s`). */
+function dashValueFlag(argv: readonly string[]): string | undefined {
+  const at = argv.findIndex((a, i) => i > 0 && /^-\d/.test(a) && /^--[a-z][a-z-]*$/.test(argv[i - 1]!));
+  return at > 0 ? argv[at - 1] : undefined;
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
@@ -63,7 +74,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
       if (error && !(error instanceof CliError && error.exitCode === EXIT.usage)) throw error;
       const flag = error instanceof CliError && typeof error.detail.flag === 'string' ? error.detail.flag : undefined;
       if (!jsonMode()) y.showHelp();
-      reportUsageError(error ? error.message : usageMessage(message, argv), flag ? { flag } : {});
+      const dashFlag = error ? undefined : dashValueFlag(argv);
+      reportUsageError(error ? error.message : usageMessage(message, argv), flag ? { flag } : dashFlag && /^Unknown argument/.test(message) ? { flag: dashFlag } : {});
       process.exit(EXIT.usage);
     })
     .epilogue(

@@ -303,13 +303,14 @@ export const listCommand: CommandModule<object, ListArgs> = {
       const host = args.host === undefined ? null : resolveHost(args.host);
       const filter = { state: args.state ?? null, host, before };
       const wide = Boolean(args.wide);
+      const interval = intervalMs(args.interval);
       const render = (rows: RequestListRow[]) => {
         const more = rows.length === limit ? `\n\nmore: deletions list --before ${rows[rows.length - 1]!.request_id}${args.state ? ` --state ${args.state}` : ''}${host ? ` --host ${escapeControl(host)}` : ''}` : '';
         return `${listTable(rows, wide)}${more}`;
       };
       await withEngine('deletions-cli', async (engine) => {
         if (args.watch) {
-          await watch(out, intervalMs(args.interval), () => engine.listRequests(limit, filter), render, () => false);
+          await watch(out, interval, () => engine.listRequests(limit, filter), render, () => false);
           return;
         }
         const rows = await engine.listRequests(limit, filter);
@@ -392,7 +393,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   handler: (args) =>
     run(async (out) => {
       const id = requireUuid(args.id);
-      const interval = args.watch ? intervalMs(args.interval) : 0;
+      const interval = intervalMs(args.interval);
       await withEngine('deletions-cli', async (engine) => {
         const schemaVersion = await engine.schemaVersion();
         if (args.watch) {

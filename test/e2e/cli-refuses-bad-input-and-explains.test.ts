@@ -170,6 +170,19 @@ t.test('integers: --limit and --sample-size are integers in range (exit 2 naming
   }
 });
 
+t.test('a value that starts with "-" is named with its flag, and --interval is checked before connecting', async (t) => {
+  const split = await deletions(['list', '--watch', '--interval', '-1s'], env);
+  t.equal(split.code, 2, show(split));
+  t.match(split.json, { flag: '--interval', error: /--interval -1s: a value starting with "-" is read as options; write --interval=-1s/ });
+  // No database to reach: the flag is refused before any connection (exit 2, not 5).
+  const nowhere = { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/cd_no_such_database' };
+  for (const args of [['list', '--interval=-1s'], ['list', '--watch', '--interval', '0s'], ['inspect', '00000000-0000-4000-8000-000000000001', '--interval', 'often']]) {
+    const r = await deletions(args, nowhere);
+    t.equal(r.code, 2, `${args.join(' ')}: ${show(r)}`);
+    t.match(r.json, { flag: '--interval', exit_code: 2 });
+  }
+});
+
 t.test('missing privileges are a configuration problem (exit 5), not a failure', async (t) => {
   const role = `cd_test_nopriv_${process.pid}`;
   await sql.unsafe(`create role ${role} login`);
