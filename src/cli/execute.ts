@@ -261,6 +261,16 @@ function exitFor(outcome: RunOutcome): number {
 
 async function explainNotRunnable(engine: EngineClient, requestId: string): Promise<{ state: string; explanation: string; next_step: string | null }> {
   const inspection = await engine.inspect(requestId);
+  if (inspection.state === 'runnable') {
+    // The claim skipped the request although it reads as runnable: another
+    // executor's claim held it at that moment (it skips locked requests) —
+    // not "waiting for an executor".
+    return {
+      state: inspection.state,
+      explanation: `${inspection.explanation} This run did not claim it: another executor's claim held the request at that moment.`,
+      next_step: `deletions inspect ${requestId} (who holds it now), or deletions run ${requestId} again`,
+    };
+  }
   return { state: inspection.state, explanation: inspection.explanation, next_step: nextStep(inspection) };
 }
 

@@ -115,6 +115,21 @@ t.test('approve as bob, then run to retention_pending', async (t) => {
   t.equal(listed.code, 0, show(listed));
   t.match(listed.json, [{ request_id: requestId, stage: 'approved', state: 'runnable', approved_by: 'bob@ops' }]);
 
+  // Another executor's claim holds the request (its row lock, deterministic):
+  // `run` says so — not "waiting for an executor" — and claims nothing.
+  const holder = await sql.reserve();
+  try {
+    await holder`begin`;
+    await holder`select 1 from community_deletion.requests where id = ${requestId} for update`;
+    const raced = await deletions(['run', requestId], env);
+    t.equal(raced.code, 3, show(raced));
+    t.match(raced.json, { outcome: 'not_runnable', state: 'runnable', explanation: /another executor's claim held the request/, next_step: /deletions inspect / });
+  } finally {
+    await holder`rollback`;
+    holder.release();
+  }
+  t.equal((await requestRow(sql, requestId)).lease_generation, '0', 'the raced run claimed nothing');
+
   // The fenced stage tells every connection of the community to drop.
   const subscriber = redisClient();
   t.teardown(() => subscriber.disconnect());
