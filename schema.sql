@@ -1245,7 +1245,7 @@ ALTER FUNCTION community_deletion._inheritance_role_of(p_tables regclass[]) OWNE
 --
 
 CREATE FUNCTION community_deletion._inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
@@ -1257,6 +1257,10 @@ declare
   v_prefixes jsonb;
   v_comparable boolean := (p_inventory -> 'storage' -> 'chunk_size') = (p_destructive -> 'chunk_size');
 begin
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind = 'scoped'),
+    'share update exclusive');
   for v_table in
     select community_deletion._table_label(r.schema_name, r.table_name) as label,
            community_deletion._registered_relation(r.schema_name, r.table_name) as rel
@@ -1363,74 +1367,118 @@ begin
   with recursive rels as (
     select distinct x.rel::pg_catalog.oid as rel from pg_catalog.unnest(p_rels) x(rel)
   ),
-  domains as (
-    -- The domains of each relation's columns (an array column's element type
-    -- too), and the domains those are based on.
-    select a.attrelid as rel, t.oid, t.typbasetype
-      from pg_catalog.pg_attribute a
-      join pg_catalog.pg_type ct on ct.oid = a.atttypid
-      join pg_catalog.pg_type t on t.oid in (ct.oid, ct.typelem) and t.typtype = 'd'
-     where a.attrelid in (select r.rel from rels r) and a.attnum > 0 and not a.attisdropped
+  -- The tables one of the engine's statements on a relation changes: the
+  -- relation itself (p_event), and every table a foreign key with an action
+  -- reaches from it, at any depth — ON DELETE CASCADE deletes the
+  -- referencing rows (a 'delete' there), SET NULL / SET DEFAULT update them
+  -- (an 'update'), and for an 'update' of the referenced table the ON UPDATE
+  -- actions likewise. PostgreSQL runs the action's own statement as the
+  -- referencing table's owner, but the AFTER triggers it queues fire when the
+  -- engine's statement ends, as the engine owner. "via" names the foreign key
+  -- (it depends on the key alone, so a cycle of keys ends).
+  reach as (
+    select r.rel as root, r.rel, p_event as event, null::text as via
+      from rels r
     union
-    select dm.rel, t.oid, t.typbasetype
-      from domains dm
-      join pg_catalog.pg_type t on t.oid = dm.typbasetype and t.typtype = 'd'
+    select re.root, k.conrelid,
+           case when k.action = 'c' and re.event = 'delete' then 'delete' else 'update' end,
+           pg_catalog.format('%s through foreign key %s (ON %s %s)', k.conrelid::pg_catalog.regclass,
+                             pg_catalog.quote_ident(k.conname), pg_catalog.upper(re.event),
+                             case k.action when 'c' then 'CASCADE' when 'n' then 'SET NULL' else 'SET DEFAULT' end) collate "default"
+      from reach re
+      cross join lateral (
+        select c.conrelid, c.conname,
+               case re.event when 'delete' then c.confdeltype when 'update' then c.confupdtype end as action
+          from pg_catalog.pg_constraint c
+         where c.contype = 'f' and c.confrelid = re.rel) k
+     where k.action in ('c', 'n', 'd')
+  ),
+  -- Every type a column of a reached table is built from, at any depth: the
+  -- column's type, an array's element type, a domain's base type, a composite
+  -- type's attributes' types, a range's subtype and a multirange's range.
+  types as (
+    select distinct re.root, re.rel, re.via, a.atttypid as oid
+      from reach re
+      join pg_catalog.pg_attribute a on a.attrelid = re.rel and a.attnum > 0 and not a.attisdropped
+    union
+    select ty.root, ty.rel, ty.via, s.sub
+      from types ty
+      join pg_catalog.pg_type t on t.oid = ty.oid
+      cross join lateral (
+        select t.typelem where t.typelem <> 0
+        union all
+        select t.typbasetype where t.typbasetype <> 0
+        union all
+        select r.rngsubtype from pg_catalog.pg_range r where r.rngtypid = t.oid
+        union all
+        select r.rngtypid from pg_catalog.pg_range r where r.rngmultitypid = t.oid
+        union all
+        select a.atttypid from pg_catalog.pg_attribute a
+         where t.typtype = 'c' and a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped) s(sub)
   ),
   -- The objects whose expressions run with the statement, each with its
   -- relation: for every event, the indexes and extended statistics objects
   -- (the planner folds their expressions and predicates when it plans any
-  -- statement on the table) and the constraints of the columns' domains
-  -- (any value the engine casts to a column's type runs them); for
-  -- 'update' also the CHECK constraints and generated columns.
+  -- statement on the table) and the constraints of every domain a column is
+  -- built from (any value the engine casts to a column's type runs them);
+  -- for 'update' also the CHECK constraints and generated columns.
   objects as (
-    select i.indrelid as rel, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
-      from pg_catalog.pg_index i
-     where i.indrelid in (select r.rel from rels r)
+    select re.root, re.via, 'pg_catalog.pg_class'::pg_catalog.regclass::oid as classid, i.indexrelid as objid
+      from reach re
+      join pg_catalog.pg_index i on i.indrelid = re.rel
     union all
-    select s.stxrelid, 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::oid, s.oid
-      from pg_catalog.pg_statistic_ext s
-     where s.stxrelid in (select r.rel from rels r)
+    select re.root, re.via, 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::oid, s.oid
+      from reach re
+      join pg_catalog.pg_statistic_ext s on s.stxrelid = re.rel
     union all
-    select c.conrelid, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
-      from pg_catalog.pg_constraint c
-     where p_event = 'update' and c.conrelid in (select r.rel from rels r) and c.contype = 'c'
+    select re.root, re.via, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
+      from reach re
+      join pg_catalog.pg_constraint c on c.conrelid = re.rel and c.contype = 'c'
+     where re.event = 'update'
     union all
-    select ad.adrelid, 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid, ad.oid
-      from pg_catalog.pg_attrdef ad
+    select re.root, re.via, 'pg_catalog.pg_attrdef'::pg_catalog.regclass::oid, ad.oid
+      from reach re
+      join pg_catalog.pg_attrdef ad on ad.adrelid = re.rel
       join pg_catalog.pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-     where p_event = 'update' and ad.adrelid in (select r.rel from rels r) and a.attgenerated <> ''
+     where re.event = 'update' and a.attgenerated <> ''
     union all
-    select dm.rel, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
-      from domains dm
-      join pg_catalog.pg_constraint c on c.contypid = dm.oid
+    select ty.root, ty.via, 'pg_catalog.pg_constraint'::pg_catalog.regclass::oid, c.oid
+      from types ty
+      join pg_catalog.pg_type t on t.oid = ty.oid and t.typtype = 'd'
+      join pg_catalog.pg_constraint c on c.contypid = t.oid
   ),
   code as (
-    select t.tgrelid as rel,
+    select re.root, re.via,
            pg_catalog.format('trigger %s runs %s', pg_catalog.quote_ident(t.tgname), t.tgfoid::pg_catalog.regprocedure) as what,
            t.tgfoid as fn, false as always
-      from pg_catalog.pg_trigger t
-     where t.tgrelid in (select r.rel from rels r) and not t.tgisinternal
-       and (t.tgtype::integer & case p_event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
+      from reach re
+      join pg_catalog.pg_trigger t on t.tgrelid = re.rel
+     where not t.tgisinternal
+       and (t.tgtype::integer & case re.event when 'delete' then 8 when 'update' then 16 else 0 end) <> 0
     union all
-    select r.ev_class, pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(p_event)), null, true
-      from pg_catalog.pg_rewrite r
-     where r.ev_class in (select x.rel from rels x) and r.rulename <> '_RETURN'
-       and r.ev_type = case p_event when 'delete' then '4' when 'update' then '2' end
+    select re.root, re.via, pg_catalog.format('rule %s on %s', pg_catalog.quote_ident(r.rulename), pg_catalog.upper(re.event)), null, true
+      from reach re
+      join pg_catalog.pg_rewrite r on r.ev_class = re.rel
+     where r.rulename <> '_RETURN'
+       and r.ev_type = case re.event when 'delete' then '4' when 'update' then '2' end
     union all
-    select s.rel::pg_catalog.oid, s.problem, null, true
+    -- (Row-level security: the relations themselves. A foreign key's action
+    -- runs as the referencing table's owner, exempt from its policies.)
+    select s.rel::pg_catalog.oid, null, s.problem, null, true
       from community_deletion._row_security_problem_of(p_rels) s
      where s.problem is not null
     union all
-    select o.rel,
+    select o.root, o.via,
            pg_catalog.format('%s calls %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
                              f.fn::pg_catalog.regprocedure), f.fn, false
-      from (select distinct ob.rel, ob.classid, ob.objid from objects ob) o
+      from (select distinct ob.root, ob.via, ob.classid, ob.objid from objects ob) o
       join pg_catalog.pg_depend d on d.classid = o.classid and d.objid = o.objid
       cross join lateral (select case when d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass::oid then d.refobjid
                                       else (select op.oprcode::oid from pg_catalog.pg_operator op where op.oid = d.refobjid) end as fn) f
      where d.refclassid in ('pg_catalog.pg_proc'::pg_catalog.regclass::oid, 'pg_catalog.pg_operator'::pg_catalog.regclass::oid)
   )
-  select c.rel::pg_catalog.regclass, pg_catalog.array_agg(distinct c.what)
+  select c.root::pg_catalog.regclass,
+         pg_catalog.array_agg(distinct case when c.via is null then c.what else c.via || ': ' || c.what end)
     from code c
     -- Each function's owner looked up by its oid, row by row (a join would
     -- hash all of pg_proc for a handful of lookups).
@@ -1439,7 +1487,7 @@ begin
       or (p.owner is not null
           and p.owner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = 'community_deletion_owner')
           and not (select r.rolsuper from pg_catalog.pg_roles r where r.oid = p.owner))
-   group by c.rel;
+   group by c.root;
 end;
 $$;
 
@@ -1504,7 +1552,7 @@ begin
       select array_agg(a.attname::text order by k.n) as names,
              bool_and(k.attnum > 0 and a.attnotnull and not a.attisdropped
                       and k.opt = 0 and k.coll = a.attcollation and oc.opcdefault
-                      and ty.typtype = 'b') as plain
+                      and ty.typtype = 'b' and ty.typcategory <> 'A') as plain
         from unnest(i.indkey::int2[], i.indoption::int2[], i.indcollation::oid[], i.indclass::oid[])
                with ordinality as k(attnum, opt, coll, opclass, n)
         left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
@@ -1942,7 +1990,7 @@ ALTER FUNCTION community_deletion._owned_prefixes(p_community uuid) OWNER TO com
 --
 
 CREATE FUNCTION community_deletion._prove_postgres_absence(p_request_id uuid, p_community uuid, p_fence_generation bigint) RETURNS integer
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
@@ -1963,6 +2011,10 @@ begin
       using errcode = 'DL8T1',
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind in ('scoped', 'provenance')),
+    'access share');
   for v_table in
     select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
       from community_deletion.registered_tables t
@@ -2504,6 +2556,50 @@ $$;
 ALTER FUNCTION community_deletion._refuse_invoker_code(p_rel regclass, p_event text) OWNER TO community_deletion_owner;
 
 --
+-- Name: _refuse_planner_code(regclass[], text); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._refuse_planner_code(p_rels regclass[], p_mode text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+  v_rel pg_catalog.regclass;
+  v_rels pg_catalog.regclass[];
+  v_problems jsonb;
+begin
+  if p_mode is null or p_mode not in ('share update exclusive', 'access share') then
+    raise exception 'community deletion: _refuse_planner_code lock mode must be share update exclusive or access share, not %', p_mode
+      using errcode = '22023';
+  end if;
+  select pg_catalog.array_agg(x.rel order by x.rel::pg_catalog.oid) into v_rels
+    from (select distinct r.rel from pg_catalog.unnest(p_rels) r(rel) where r.rel is not null) x;
+  if v_rels is null then
+    return;
+  end if;
+  foreach v_rel in array v_rels loop
+    execute pg_catalog.format('lock table %s in %s mode', v_rel, p_mode);
+  end loop;
+  select pg_catalog.jsonb_object_agg(x.rel::text, x.problems) into v_problems
+    from community_deletion._invoker_code_problems_of(v_rels, 'select') x;
+  if v_problems is not null then
+    raise exception 'community deletion catalog drift: code another role attached would run as the engine owner when the engine reads %',
+      (select pg_catalog.string_agg(pg_catalog.format('%s (%s)', e.key,
+                                      (select pg_catalog.string_agg(v, ', ') from pg_catalog.jsonb_array_elements_text(e.value) v)),
+                                    '; ' order by e.key)
+         from pg_catalog.jsonb_each(v_problems) e)
+      using errcode = 'DL7C1',
+            detail = pg_catalog.jsonb_build_object('event', 'select', 'code', v_problems)::text,
+            hint = 'Drop the index or statistics object, or have a superuser own the function it calls '
+                   '(a SECURITY DEFINER function its owner controls is not enough); then retry.';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._refuse_planner_code(p_rels regclass[], p_mode text) OWNER TO community_deletion_owner;
+
+--
 -- Name: _refuse_write_early_plpgsql(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -2914,7 +3010,7 @@ ALTER FUNCTION community_deletion._schema_destruction_lock_key() OWNER TO commun
 --
 
 CREATE FUNCTION community_deletion._schema_manifest(p_community uuid) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 declare
@@ -2923,6 +3019,10 @@ declare
   v_count bigint;
   v_counts jsonb := '{}'::jsonb;
 begin
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind = 'scoped'),
+    'share update exclusive');
   for v_table in
     select l.label, r.schema_name, r.table_name
       from community_deletion.registered_tables r
@@ -5239,7 +5339,7 @@ COMMENT ON FUNCTION community_deletion.next_key_chunk(request_id uuid, executor_
 --
 
 CREATE FUNCTION community_deletion.plan(host text) RETURNS jsonb
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET row_security TO 'off'
     AS $_$
@@ -5267,6 +5367,10 @@ begin
             hint = 'Its deletion request and checkpoints are the evidence: community_deletion.list_requests.';
   end if;
 
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind in ('scoped', 'provenance')),
+    'share update exclusive');
   -- The purge's own order (community_deletion._purge_batch).
   for v_unit in
     select u.label, u.kind, u.purge_order, u.schema_name, u.table_name, u.community_column
@@ -6059,7 +6163,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 35
+  select 36
 $$;
 
 
@@ -6851,6 +6955,10 @@ CREATE FUNCTION community_deletion.tg_scoped_table__refuse_truncate() RETURNS tr
 declare
   v_community uuid;
 begin
+  if not exists (select 1 from public.communities c where c.deletion_state <> 'active') then
+    return null;
+  end if;
+  perform community_deletion._refuse_planner_code(array[tg_relid::pg_catalog.regclass], 'access share');
   execute pg_catalog.format(
     'select c.id from public.communities c
       where c.deletion_state <> ''active''
@@ -10912,6 +11020,13 @@ REVOKE ALL ON FUNCTION community_deletion._reattach_early_fences() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION community_deletion._refuse_invoker_code(p_rel regclass, p_event text) FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION _refuse_planner_code(p_rels regclass[], p_mode text); Type: ACL; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+REVOKE ALL ON FUNCTION community_deletion._refuse_planner_code(p_rels regclass[], p_mode text) FROM PUBLIC;
 
 
 --

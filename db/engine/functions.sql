@@ -59,6 +59,7 @@
 --!include functions/_purge_totals.sql
 --!include functions/_reattach_early_fences.sql
 --!include functions/_refuse_invoker_code.sql
+--!include functions/_refuse_planner_code.sql
 --!include functions/_refuse_write_early_plpgsql.sql
 --!include functions/_registered_relation.sql
 --!include functions/_request_state.sql

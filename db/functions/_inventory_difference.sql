@@ -14,10 +14,12 @@
 -- enumerations used different chunk sizes (their digests are not comparable).
 -- A table absent on one side counts 0 there; a table that no longer exists
 -- has fenced_rows null (the purge's catalog check will refuse it).
+-- The tables are locked and checked first as _schema_manifest's are
+-- (_refuse_planner_code, DL7C1).
 create or replace function community_deletion._inventory_difference(p_community uuid, p_inventory jsonb, p_destructive jsonb)
   returns jsonb
   language plpgsql
-  stable
+  volatile
   set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -29,6 +31,10 @@ declare
   v_prefixes jsonb;
   v_comparable boolean := (p_inventory -> 'storage' -> 'chunk_size') = (p_destructive -> 'chunk_size');
 begin
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind = 'scoped'),
+    'share update exclusive');
   for v_table in
     select community_deletion._table_label(r.schema_name, r.table_name) as label,
            community_deletion._registered_relation(r.schema_name, r.table_name) as rel

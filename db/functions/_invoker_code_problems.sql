@@ -2,7 +2,9 @@
 -- the engine owner (community_deletion_owner) when one of the engine's own
 -- statements changes the table: p_event 'delete' (the purge of a scoped
 -- table) or 'update' (a provenance table's community column nulled; the
--- lifecycle columns of public.communities). The engine's statements run
+-- lifecycle columns of public.communities) — or only plans a read of it:
+-- p_event 'select' (the counts, the absence proof; only what every event
+-- reports, below). The engine's statements run
 -- inside its security-definer functions, and PostgreSQL runs a trigger's
 -- function, a rule's actions and the functions in the expressions an UPDATE
 -- evaluates as the role executing the statement: a table owner's trigger
@@ -15,6 +17,12 @@
 --     later) whose function is not trusted;
 --   * every rule on p_event (its actions run with the engine's privileges
 --     and change what the statement does);
+--   * the same for every table a foreign key with an action reaches from
+--     p_rel, at any depth (ON DELETE CASCADE: its DELETE triggers and
+--     rules; SET NULL / SET DEFAULT, and ON UPDATE actions for 'update':
+--     its UPDATE ones, CHECK constraints and generated columns): PostgreSQL
+--     runs the action as that table's owner, but the AFTER triggers it
+--     queues fire as the engine owner when the engine's statement ends;
 --   * for every event: every index expression or predicate, and every
 --     expression of an extended statistics object, that calls an untrusted
 --     function, directly or through an operator — the planner evaluates
@@ -22,7 +30,9 @@
 --     it plans any statement on the table, a DELETE or a SELECT of the
 --     engine's as much as an UPDATE — and every constraint of a column's
 --     domain (or of a domain that domain is based on, at any depth) that
---     calls one: a value cast to the column's type runs it;
+--     calls one: a value cast to the column's type runs it — every domain
+--     a column's type is built from: through arrays, domains, composite
+--     types' attributes, ranges and multiranges, at any depth;
 --   * for 'update' also: every CHECK constraint or generated column that
 --     calls an untrusted function;
 --   * row-level security that applies to the engine owner
@@ -30,8 +40,8 @@
 --     role whose statement reads the table. The engine's security-definer
 --     functions set row_security off, so such a statement fails (42501)
 --     before any policy code runs; this names the cause first.
--- Foreign-key checks and actions are not code of this kind: PostgreSQL runs
--- them as the owner of the table they read or change. Returns the problems
+-- Foreign-key checks and the actions' own statements are not code of this
+-- kind: PostgreSQL runs them as the owner of the table they read or change. Returns the problems
 -- in words, sorted; empty when there are none. The query is
 -- _invoker_code_problems_of's.
 -- PL/pgSQL, generic plan: planned once a session (docs/design.md, The catalog check's cost).

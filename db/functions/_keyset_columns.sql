@@ -5,7 +5,9 @@
 -- key column is p_column and which has at least one more key column; every
 -- key column a plain NOT NULL column (no expression), ascending, nulls last,
 -- with its type's default btree operator class and the column's own
--- collation, and of a base type (not a domain, composite or enum: a lookup
+-- collation, and of a base type that is not an array (not a domain,
+-- composite, enum or an array, which can be of a composite holding a
+-- domain: a lookup
 -- turns the recorded key back into the column's type, and a domain's
 -- CHECK — code its owner wrote — would run as the engine owner) — so that ORDER BY the columns and a row comparison on them
 -- (t.a, t.b) > (x, y) follow the index's order and can start the scan at a
@@ -31,7 +33,7 @@ begin
       select array_agg(a.attname::text order by k.n) as names,
              bool_and(k.attnum > 0 and a.attnotnull and not a.attisdropped
                       and k.opt = 0 and k.coll = a.attcollation and oc.opcdefault
-                      and ty.typtype = 'b') as plain
+                      and ty.typtype = 'b' and ty.typcategory <> 'A') as plain
         from unnest(i.indkey::int2[], i.indoption::int2[], i.indcollation::oid[], i.indclass::oid[])
                with ordinality as k(attnum, opt, coll, opclass, n)
         left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum

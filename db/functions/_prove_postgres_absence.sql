@@ -5,13 +5,17 @@
 -- table holds a row for it (DL9A1 naming the table). Returns the number of
 -- tables checked. The registry is read live, so a table registered after the
 -- purge is part of the proof and fails it closed if it holds tenant rows.
+-- Before the probes every scoped and provenance table is checked for code
+-- another role attached that the planner would run as the engine owner
+-- (_refuse_planner_code, DL7C1; ACCESS SHARE: the callers hold the
+-- schema-destruction lock, which every DDL waits for).
 create or replace function community_deletion._prove_postgres_absence(
   p_request_id uuid,
   p_community uuid,
   p_fence_generation bigint)
   returns integer
   language plpgsql
-  stable
+  volatile
   set search_path = pg_catalog, pg_temp
   -- Each probe is an index scan on the index leading with the community
   -- column that stops at the first live row: a sequential scan (what the
@@ -47,6 +51,10 @@ begin
       using errcode = 'DL8T1',
             hint = 'The community row changed outside the engine after the purge; investigate before unblocking.';
   end if;
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind in ('scoped', 'provenance')),
+    'access share');
   for v_table in
     select community_deletion._table_label(t.schema_name, t.table_name) as label, t.schema_name, t.table_name, t.community_column
       from community_deletion.registered_tables t

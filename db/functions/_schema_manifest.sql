@@ -3,10 +3,15 @@
 -- Row counts are observational evidence bound into the approved digest; the
 -- executor never requires them to stay equal (it fences, purges and proves zero).
 -- Callers validate the catalog first, so the registry equals the live catalog.
+-- Before counting, every scoped table is locked SHARE UPDATE EXCLUSIVE and
+-- checked for code another role attached that the planner would run as the
+-- engine owner (_refuse_planner_code, DL7C1): the caller (freeze_inventory)
+-- does not hold the schema-destruction lock, so an index could otherwise be
+-- added between the validation and the counts.
 create or replace function community_deletion._schema_manifest(p_community uuid)
   returns jsonb
   language plpgsql
-  stable
+  volatile
   set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -15,6 +20,10 @@ declare
   v_count bigint;
   v_counts jsonb := '{}'::jsonb;
 begin
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind = 'scoped'),
+    'share update exclusive');
   for v_table in
     select l.label, r.schema_name, r.table_name
       from community_deletion.registered_tables r

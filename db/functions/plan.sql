@@ -1,7 +1,9 @@
 -- Operator API: what a deletion of the community with this host (matched
 -- case-insensitively, as submit does) would remove from PostgreSQL, without
--- creating a request and without writing anything (stable; takes no lock
--- beyond the reads' own): for every registered table in purge order —
+-- creating a request and without writing anything (it locks every registered
+-- table SHARE UPDATE EXCLUSIVE, which waits for no read or write, and refuses
+-- with DL7C1 when code another role attached to one of them would run as the
+-- engine owner while its count is planned: _refuse_planner_code): for every registered table in purge order —
 -- provenance tables first (their community column is set to NULL, rows kept),
 -- then the scoped tables in registry purge order, children before parents —
 -- the rows the community has there now. Also the community's lifecycle state
@@ -12,7 +14,7 @@
 create or replace function community_deletion.plan(host text)
   returns jsonb
   language plpgsql
-  stable
+  volatile
   security definer
   set search_path = pg_catalog, pg_temp
   set row_security = off
@@ -41,6 +43,10 @@ begin
             hint = 'Its deletion request and checkpoints are the evidence: community_deletion.list_requests.';
   end if;
 
+  perform community_deletion._refuse_planner_code(
+    (select pg_catalog.array_agg(community_deletion._registered_relation(r.schema_name, r.table_name))
+       from community_deletion.registered_tables r where r.kind in ('scoped', 'provenance')),
+    'share update exclusive');
   -- The purge's own order (community_deletion._purge_batch).
   for v_unit in
     select u.label, u.kind, u.purge_order, u.schema_name, u.table_name, u.community_column

@@ -10,7 +10,11 @@
 -- such a row exists. A community that becomes non-active concurrently is
 -- covered by begin_quiescing, which takes ACCESS SHARE on every scoped table
 -- and so waits for a TRUNCATE in progress (or the TRUNCATE, queued behind it,
--- sees the committed quiescing state).
+-- sees the committed quiescing state). The table is read only when some
+-- community is not active, and only after _refuse_planner_code found no
+-- code another role attached that planning the read would run as the engine
+-- owner (an index predicate calling the owner's function: DL7C1, the
+-- TRUNCATE refused; TRUNCATE already holds ACCESS EXCLUSIVE).
 create or replace function community_deletion.tg_scoped_table__refuse_truncate()
   returns trigger
   language plpgsql
@@ -22,6 +26,10 @@ as $$
 declare
   v_community uuid;
 begin
+  if not exists (select 1 from public.communities c where c.deletion_state <> 'active') then
+    return null;
+  end if;
+  perform community_deletion._refuse_planner_code(array[tg_relid::pg_catalog.regclass], 'access share');
   execute pg_catalog.format(
     'select c.id from public.communities c
       where c.deletion_state <> ''active''
