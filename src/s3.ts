@@ -288,6 +288,15 @@ export class S3Store {
     for (const prefix of prefixes) await this.page(prefix, 1, undefined);
   }
 
+  /**
+   * `deletions doctor` only (read-only): one ListObjectVersions page of at
+   * most one entry under any prefix, validated like every listing (a 200 that
+   * is not a listing of the request fails).
+   */
+  async probeListing(prefix: string): Promise<void> {
+    await this.page(prefix, 1, undefined);
+  }
+
   /** Number of versions and delete markers still under an owned prefix. */
   async countRemaining(prefix: string): Promise<number> {
     let count = 0;
