@@ -183,6 +183,14 @@ t.test('a value that starts with "-" is named with its flag, and --interval is c
   }
 });
 
+t.test('a lease longer than claim grants (DELETIONS_LEASE_SECONDS > 3600) is exit 5 naming the variable', async (t) => {
+  for (const args of [['drain', '--executor-id', 'exec-lease'], ['worker', '--executor-id', 'exec-lease']]) {
+    const r = await deletions(args, { ...env, DELETIONS_LEASE_SECONDS: '7200' });
+    t.equal(r.code, 5, `${args[0]}: ${show(r)}`);
+    t.match(r.json, { exit_code: 5, variable: 'DELETIONS_LEASE_SECONDS', error: /between 1 and 3600, got "7200"/ }, args.join(' '));
+  }
+});
+
 t.test('missing privileges are a configuration problem (exit 5), not a failure', async (t) => {
   const role = `cd_test_nopriv_${process.pid}`;
   await sql.unsafe(`create role ${role} login`);
