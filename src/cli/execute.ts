@@ -13,7 +13,7 @@ import { CliError, boundedEngine, requireDatabaseUrl, run, withEngine } from './
 import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
-import { parseIntegerOption } from './args.js';
+import { optionalExecutorId, parseIntegerOption } from './args.js';
 
 function defaultExecutorId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -351,10 +351,10 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
   handler: (args) =>
     run(async (out) => {
       const id = requireUuid(args.id);
+      const executorId = optionalExecutorId(args['executor-id']) ?? defaultExecutorId();
       const log = createLogger(args['log-format'] ?? defaultLogFormat(), { command: 'run' });
       const timeouts = loadTimeouts();
       const stopper = new Stopper(() => log, shutdownGraceMs(timeouts));
-      const executorId = args['executor-id'] ?? defaultExecutorId();
       try {
         const services = await openServices(timeouts);
         try {
@@ -472,7 +472,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
         if (metricsPort !== undefined && !(Number.isSafeInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65_535)) {
           throw new CliError('--metrics-port must be an integer between 0 and 65535', EXIT.usage);
         }
-        const executorId = args['executor-id'] ?? defaultExecutorId();
+        const executorId = optionalExecutorId(args['executor-id']) ?? defaultExecutorId();
         const log = createLogger(args['log-format'] ?? defaultLogFormat(), { command: mode, executor_id: executorId });
         const timeouts = loadTimeouts();
         const stopper = new Stopper(() => log, shutdownGraceMs(timeouts));

@@ -191,6 +191,22 @@ t.test('a lease longer than claim grants (DELETIONS_LEASE_SECONDS > 3600) is exi
   }
 });
 
+t.test('--executor-id with control characters is a usage error naming the flag, before connecting', async (t) => {
+  // No database to reach: the flag is refused before any connection (exit 2, not 5).
+  const nowhere = { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/cd_no_such_database' };
+  const unknownId = '00000000-0000-4000-8000-0000000000e1';
+  for (const args of [
+    ['run', unknownId, '--executor-id', 'a\u001b[2Jb'],
+    ['drain', '--executor-id', 'a\u001b[2Jb'],
+    ['worker', '--executor-id', 'tab\there'],
+    ['run', unknownId, '--executor-id', ''],
+  ]) {
+    const r = await deletions(args, nowhere);
+    t.equal(r.code, 2, `${JSON.stringify(args)}: ${show(r)}`);
+    t.match(r.json, { exit_code: 2, flag: '--executor-id' }, JSON.stringify(args));
+  }
+});
+
 t.test('missing privileges are a configuration problem (exit 5), not a failure', async (t) => {
   const role = `cd_test_nopriv_${process.pid}`;
   await sql.unsafe(`create role ${role} login`);
