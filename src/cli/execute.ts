@@ -444,6 +444,18 @@ export function summarise(executorId: string, mode: 'drain' | 'worker', outcomes
   };
 }
 
+/**
+ * A drain's (or worker's) exit code, as `run` would give for its outcomes: 1
+ * when a failure was recorded against any request, else 3 when a claim was
+ * lost to the lease (another executor holds the request now, as `run` exits
+ * 3 for lease_lost), else 0. A signal's 130/143 overrides it.
+ */
+export function loopExitCode(summary: Pick<LoopSummary, 'failed' | 'lease_lost'>): number {
+  if (summary.failed > 0) return EXIT.failureRecorded;
+  if (summary.lease_lost > 0) return EXIT.notRunnable;
+  return EXIT.ok;
+}
+
 function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<object, LoopArgs> {
   return {
     command: mode,
@@ -521,7 +533,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
               out.result(summary,
                 `${executorId}: ${summary.claimed} claimed, ${summary.completed} completed, ${summary.failed} failed (${summary.blocked} blocked)` +
                 `${summary.stopped ? `, ${summary.stopped} released on shutdown` : ''}${summary.lease_lost ? `, ${summary.lease_lost} lease lost` : ''}`);
-              process.exitCode = summary.failed > 0 ? EXIT.failureRecorded : EXIT.ok;
+              process.exitCode = loopExitCode(summary);
             } finally {
               await built.close();
             }
