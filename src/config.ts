@@ -198,10 +198,15 @@ export function loadS3Config(env: Env = process.env): S3Config {
   return config;
 }
 
+/** The longest executor lease community_deletion.claim grants (seconds). */
+export const MAX_LEASE_SECONDS = 3600;
+
 export function loadTuning(env: Env = process.env): Tuning {
   const chunkSize = integer(env, 'DELETIONS_CHUNK_SIZE', 10_000, 1, MAX_CHUNK_SIZE);
   const sweepCap = integer(env, 'DELETIONS_SWEEP_CAP', 1_000_000, 1, Number.MAX_SAFE_INTEGER);
-  const leaseSeconds = integer(env, 'DELETIONS_LEASE_SECONDS', 60, 1, 86_400);
+  // community_deletion.claim refuses a lease outside 1..3600 s (DL1I1):
+  // refused here, naming the variable, before any claim is attempted.
+  const leaseSeconds = integer(env, 'DELETIONS_LEASE_SECONDS', 60, 1, MAX_LEASE_SECONDS);
   const heartbeatSeconds = integer(env, 'DELETIONS_HEARTBEAT_SECONDS', 10, 1, 86_400);
   // A heartbeat no shorter than the lease lets the lease lapse between beats.
   if (heartbeatSeconds >= leaseSeconds) {

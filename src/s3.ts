@@ -43,6 +43,57 @@ export function createS3Client(config: S3Config, options: { maxAttempts?: number
 }
 
 
+/**
+ * The local name of an XML document's root element (after a byte-order mark,
+ * the declaration, comments, a DOCTYPE and whitespace), or null when the text
+ * does not start like an XML element (empty, JSON, plain text).
+ */
+export function xmlRootElement(text: string): string | null {
+  let rest = text.replace(/^\uFEFF/, '');
+  for (;;) {
+    const skipped = rest.replace(/^\s+/, '').replace(/^<\?[\s\S]*?\?>/, '').replace(/^<!--[\s\S]*?-->/, '').replace(/^<!DOCTYPE[^>]*>/i, '');
+    if (skipped === rest) break;
+    rest = skipped;
+  }
+  const match = /^<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)[\s/>]/.exec(rest);
+  return match ? (match[2] as string) : null;
+}
+
+/**
+ * Make a successful (2xx) answer to `command` whose body is not an XML
+ * document with root `root` fail with the transient `code` before the SDK
+ * parses it: the SDK maps an unexpected root, an HTML page or an empty body
+ * to an empty output, and an unparseable body to an error with HTTP status
+ * 200 that classifies as permanent. Error answers (non-2xx) pass unchanged to
+ * the SDK's own error handling.
+ */
+function requireResponseRoot(
+  command: ListObjectVersionsCommand | DeleteObjectsCommand,
+  client: S3Client,
+  root: string,
+  code: string,
+  what: string,
+): void {
+  const collect = client.config.streamCollector;
+  command.middlewareStack.addRelativeTo(
+    ((next: (args: unknown) => Promise<{ response: unknown }>) => async (args: unknown) => {
+      const result = await next(args);
+      const response = result.response as { statusCode?: number; body?: unknown };
+      const status = response.statusCode;
+      if (typeof status !== 'number' || status < 200 || status >= 300) return result;
+      const bytes = response.body instanceof Uint8Array ? response.body : response.body == null ? new Uint8Array() : await collect(response.body);
+      response.body = bytes;
+      const found = xmlRootElement(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString('utf8'));
+      if (found !== root) {
+        const shown = found === null ? (bytes.byteLength === 0 ? 'an empty body' : 'a body that is not XML') : `root element <${found}>`;
+        throw new TransientStorageError(code, `${what}: HTTP ${status} with ${shown}, not <${root}>: not an S3 answer to this request`, { httpStatus: status });
+      }
+      return result;
+    }) as never,
+    { relation: 'after', toMiddleware: 'deserializerMiddleware', name: `require${root}Root`, override: true },
+  );
+}
+
 export interface ListOptions {
   /** ListObjectVersions MaxKeys, 1..1000 (small values exercise paging in tests). */
   pageSize?: number;
@@ -57,17 +108,30 @@ export interface VersionPage {
 
 type ListingPage = Pick<
   ListObjectVersionsCommandOutput,
-  'Versions' | 'DeleteMarkers' | 'IsTruncated' | 'NextKeyMarker' | 'NextVersionIdMarker'
+  'Name' | 'Prefix' | 'Versions' | 'DeleteMarkers' | 'IsTruncated' | 'NextKeyMarker' | 'NextVersionIdMarker'
 >;
 
 /**
- * Validate and normalise one ListObjectVersions page. A truncated page must
- * name both markers: guessing a continuation point could skip versions.
+ * Validate and normalise one ListObjectVersions page of `bucket` under
+ * `prefix` ('' for the whole bucket). The page must echo the bucket (`Name`)
+ * and the requested prefix (`Prefix`), as S3, MinIO and moto always do: a
+ * 200 whose body is not a listing of this request (an HTML page from a proxy,
+ * an empty body, an empty `<ListVersionsResult/>`) parses as a page without
+ * entries, and taking it for one would prove a prefix empty that is not. A
+ * truncated page must name both markers: guessing a continuation point could
+ * skip versions.
  */
-export function parseVersionPage(page: ListingPage, prefix: string): VersionPage {
+export function parseVersionPage(page: ListingPage, prefix: string, bucket: string): VersionPage {
   const malformed = (why: string): never => {
     throw new TransientStorageError('malformed_listing', `version listing of ${JSON.stringify(prefix)}: ${why}`);
   };
+  if (page.Name !== bucket) {
+    malformed(`the response names bucket ${page.Name === undefined ? 'nothing' : JSON.stringify(page.Name)}, not ${JSON.stringify(bucket)}: not a listing of this request`);
+  }
+  // Without a prefix in the request (the fleet sweep) S3 echoes an empty one.
+  if ((prefix === '' ? page.Prefix ?? '' : page.Prefix) !== prefix) {
+    malformed(`the response names prefix ${page.Prefix === undefined ? 'nothing' : JSON.stringify(page.Prefix)}: not a listing of this request`);
+  }
   const entries: SizedEntry[] = [];
   for (const version of page.Versions ?? []) {
     const { Key: key, VersionId: versionId, Size: size } = version;
@@ -224,6 +288,15 @@ export class S3Store {
     for (const prefix of prefixes) await this.page(prefix, 1, undefined);
   }
 
+  /**
+   * `deletions doctor` only (read-only): one ListObjectVersions page of at
+   * most one entry under any prefix, validated like every listing (a 200 that
+   * is not a listing of the request fails).
+   */
+  async probeListing(prefix: string): Promise<void> {
+    await this.page(prefix, 1, undefined);
+  }
+
   /** Number of versions and delete markers still under an owned prefix. */
   async countRemaining(prefix: string): Promise<number> {
     let count = 0;
@@ -265,13 +338,12 @@ export class S3Store {
       const batch = entries.slice(start, start + MAX_DELETE_BATCH);
       let response: DeleteObjectsCommandOutput;
       try {
-        response = await this.client.send(
-          new DeleteObjectsCommand({
-            Bucket: this.bucket,
-            Delete: { Quiet: false, Objects: batch.map((entry) => ({ Key: entry.key, VersionId: entry.version_id })) },
-          }),
-          this.sendOptions(),
-        );
+        const command = new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Quiet: false, Objects: batch.map((entry) => ({ Key: entry.key, VersionId: entry.version_id })) },
+        });
+        requireResponseRoot(command, this.client, 'DeleteResult', 'delete_outcome', `bulk delete under ${JSON.stringify(prefix)}`);
+        response = await this.client.send(command, this.sendOptions());
       } catch (error) {
         throw classifyS3Error(error, 'DeleteObjects');
       }
@@ -286,20 +358,19 @@ export class S3Store {
   private async page(prefix: string, pageSize: number, markers: VersionPage['next'] | undefined): Promise<VersionPage> {
     let response: ListObjectVersionsCommandOutput;
     try {
-      response = await this.client.send(
-        new ListObjectVersionsCommand({
-          Bucket: this.bucket,
-          Prefix: prefix === '' ? undefined : prefix,
-          MaxKeys: pageSize,
-          KeyMarker: markers?.keyMarker,
-          VersionIdMarker: markers?.versionIdMarker,
-        }),
-        this.sendOptions(),
-      );
+      const command = new ListObjectVersionsCommand({
+        Bucket: this.bucket,
+        Prefix: prefix === '' ? undefined : prefix,
+        MaxKeys: pageSize,
+        KeyMarker: markers?.keyMarker,
+        VersionIdMarker: markers?.versionIdMarker,
+      });
+      requireResponseRoot(command, this.client, 'ListVersionsResult', 'malformed_listing', `version listing of ${JSON.stringify(prefix)}`);
+      response = await this.client.send(command, this.sendOptions());
     } catch (error) {
       throw classifyS3Error(error, 'ListObjectVersions');
     }
-    return parseVersionPage(response, prefix);
+    return parseVersionPage(response, prefix, this.bucket);
   }
 
   // S3 lists keys in byte order but a key's versions newest first, while the

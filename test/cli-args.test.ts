@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  LIMITS, optionalText, parseDuration, parseIntegerOption, refuseRepeatedOptions, requireIdentity, requireText, textOrFile,
+  LIMITS, optionalExecutorId, optionalText, parseDuration, parseIntegerOption, refuseRepeatedOptions, requireIdentity, requireText, textOrFile,
 } from '../src/cli/args.js';
 import { CliError, exitCodeFor } from '../src/cli/common.js';
 import { PostgresStalledError } from '../src/pg-stall.js';
@@ -72,6 +72,18 @@ t.test('identities: no control characters, at most 512 bytes', async (t) => {
   usageError(t, () => requireIdentity('   ', '--aborted-by'), '--aborted-by', /empty/);
   usageError(t, () => requireIdentity('é'.repeat(257), '--requested-by'), '--requested-by', /514 bytes; the limit is 512 bytes/);
   t.equal(requireIdentity('é'.repeat(256), '--requested-by').length, 256, 'exactly 512 bytes is accepted');
+});
+
+t.test('--executor-id: like an identity (no control characters), at most 256 bytes, absent means the default', async (t) => {
+  t.equal(optionalExecutorId(undefined), undefined);
+  t.equal(optionalExecutorId(' batch-1 '), 'batch-1');
+  usageError(t, () => optionalExecutorId('a\u001b[2Jb'), '--executor-id', /--executor-id contains control characters/);
+  usageError(t, () => optionalExecutorId('a\nb'), '--executor-id', /control characters/);
+  usageError(t, () => optionalExecutorId('a\u009bb'), '--executor-id', /control characters/);
+  usageError(t, () => optionalExecutorId('  '), '--executor-id', /empty/);
+  usageError(t, () => optionalExecutorId(['a', 'b']), '--executor-id', /2 times/);
+  usageError(t, () => optionalExecutorId('x'.repeat(257)), '--executor-id', /257 bytes; the limit is 256 bytes/);
+  t.equal(optionalExecutorId('x'.repeat(256))?.length, 256, 'the 256 bytes claim accepts');
 });
 
 t.test('free texts: line breaks allowed, escapes refused, the limit named, never truncated', async (t) => {

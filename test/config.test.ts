@@ -109,6 +109,8 @@ t.test('tuning defaults and bounds', async (t) => {
     { chunkSize: 1, sweepCap: 5, leaseSeconds: 30, heartbeatSeconds: 5 },
   );
   t.equal(loadTuning({ DELETIONS_CHUNK_SIZE: '10000' }).chunkSize, 10_000);
+  t.equal(loadTuning({ DELETIONS_LEASE_SECONDS: '3600' }).leaseSeconds, 3600, 'the longest lease claim grants');
+  t.throws(() => loadTuning({ DELETIONS_LEASE_SECONDS: '7200' }), { name: 'ConfigError', message: /DELETIONS_LEASE_SECONDS must be an integer between 1 and 3600, got "7200"/ });
   const invalid: Array<[Record<string, string>, string]> = [
     [{ DELETIONS_CHUNK_SIZE: '0' }, 'DELETIONS_CHUNK_SIZE'],
     [{ DELETIONS_CHUNK_SIZE: '10001' }, 'DELETIONS_CHUNK_SIZE'],
@@ -118,6 +120,10 @@ t.test('tuning defaults and bounds', async (t) => {
     [{ DELETIONS_SWEEP_CAP: '0' }, 'DELETIONS_SWEEP_CAP'],
     [{ DELETIONS_SWEEP_CAP: '1.5' }, 'DELETIONS_SWEEP_CAP'],
     [{ DELETIONS_LEASE_SECONDS: 'sixty' }, 'DELETIONS_LEASE_SECONDS'],
+    // SQL's claim grants at most 3600 s (DL1I1 beyond, an exit 2 naming nothing).
+    [{ DELETIONS_LEASE_SECONDS: '3601' }, 'DELETIONS_LEASE_SECONDS'],
+    [{ DELETIONS_LEASE_SECONDS: '7200' }, 'DELETIONS_LEASE_SECONDS'],
+    [{ DELETIONS_LEASE_SECONDS: '0' }, 'DELETIONS_LEASE_SECONDS'],
     [{ DELETIONS_HEARTBEAT_SECONDS: '0' }, 'DELETIONS_HEARTBEAT_SECONDS'],
     [{ DELETIONS_HEARTBEAT_SECONDS: '60' }, 'DELETIONS_HEARTBEAT_SECONDS'],
     [{ DELETIONS_LEASE_SECONDS: '5' }, 'DELETIONS_HEARTBEAT_SECONDS'],

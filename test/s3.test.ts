@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutBucketVersioningCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
 import { PrefixDigest, type SizedEntry } from '../src/manifest.js';
 import {
   classifyS3Error,
@@ -14,6 +16,7 @@ import {
   StorageScopeError,
   TransientStorageError,
   validateDeleteOutcome,
+  xmlRootElement,
 } from '../src/s3.js';
 import { createTestBucket } from './helpers/moto.js';
 
@@ -245,26 +248,140 @@ t.test('more than 1000 versions are deleted in requests of at most 1000', async 
 
 t.test('parseVersionPage: truncated pages must carry both markers', async (t) => {
   const prefix = `_meta/${C}/`;
+  const echo = { Name: 'bkt', Prefix: prefix };
   const v = (key: string, id: string) => ({ Key: `${prefix}${key}`, VersionId: id, Size: 1 });
   const page = { Versions: [v('b', '2'), v('a', '9'), v('b', '1')], DeleteMarkers: [{ Key: `${prefix}a`, VersionId: '5' }] };
-  const parsed = parseVersionPage({ ...page, IsTruncated: false }, prefix);
+  const parsed = parseVersionPage({ ...echo, ...page, IsTruncated: false }, prefix, 'bkt');
   t.same(
     parsed.entries.map((e) => [e.key.slice(prefix.length), e.version_id, e.kind]),
     [['a', '5', 'delete_marker'], ['a', '9', 'object'], ['b', '1', 'object'], ['b', '2', 'object']],
   );
   t.equal(parsed.next, null);
-  t.same(parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: `${prefix}b`, NextVersionIdMarker: '1' }, prefix).next, {
+  t.same(parseVersionPage({ ...echo, ...page, IsTruncated: true, NextKeyMarker: `${prefix}b`, NextVersionIdMarker: '1' }, prefix, 'bkt').next, {
     keyMarker: `${prefix}b`,
     versionIdMarker: '1',
   });
   const malformed = { name: 'TransientStorageError', code: 'malformed_listing' };
-  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextVersionIdMarker: '1' }, prefix), { ...malformed, message: /NextKeyMarker/ });
-  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: `${prefix}b` }, prefix), { ...malformed, message: /NextVersionIdMarker/ });
-  t.throws(() => parseVersionPage({ ...page, IsTruncated: true }, prefix), malformed);
-  t.throws(() => parseVersionPage({ ...page, IsTruncated: true, NextKeyMarker: '', NextVersionIdMarker: '' }, prefix), malformed);
-  t.throws(() => parseVersionPage({ Versions: [{ Key: `${prefix}a`, Size: 1 }] }, prefix), malformed, 'version without id');
-  t.throws(() => parseVersionPage({ Versions: [{ Key: `${prefix}a`, VersionId: '1' }] }, prefix), malformed, 'object without size');
-  t.throws(() => parseVersionPage({ Versions: [{ Key: `_meta/${D}/a`, VersionId: '1', Size: 1 }] }, prefix), malformed, 'key outside prefix');
+  t.throws(() => parseVersionPage({ ...echo, ...page, IsTruncated: true, NextVersionIdMarker: '1' }, prefix, 'bkt'), { ...malformed, message: /NextKeyMarker/ });
+  t.throws(() => parseVersionPage({ ...echo, ...page, IsTruncated: true, NextKeyMarker: `${prefix}b` }, prefix, 'bkt'), { ...malformed, message: /NextVersionIdMarker/ });
+  t.throws(() => parseVersionPage({ ...echo, ...page, IsTruncated: true }, prefix, 'bkt'), malformed);
+  t.throws(() => parseVersionPage({ ...echo, ...page, IsTruncated: true, NextKeyMarker: '', NextVersionIdMarker: '' }, prefix, 'bkt'), malformed);
+  t.throws(() => parseVersionPage({ ...echo, Versions: [{ Key: `${prefix}a`, Size: 1 }] }, prefix, 'bkt'), malformed, 'version without id');
+  t.throws(() => parseVersionPage({ ...echo, Versions: [{ Key: `${prefix}a`, VersionId: '1' }] }, prefix, 'bkt'), malformed, 'object without size');
+  t.throws(() => parseVersionPage({ ...echo, Versions: [{ Key: `_meta/${D}/a`, VersionId: '1', Size: 1 }] }, prefix, 'bkt'), malformed, 'key outside prefix');
+});
+
+t.test('parseVersionPage: a page must echo the bucket and the requested prefix', async (t) => {
+  const prefix = `_meta/${C}/`;
+  const malformed = { name: 'TransientStorageError', code: 'malformed_listing' };
+  t.same(parseVersionPage({ Name: 'bkt', Prefix: prefix }, prefix, 'bkt'), { entries: [], next: null }, 'an echoing empty page is empty');
+  t.same(parseVersionPage({ Name: 'bkt', Prefix: '' }, '', 'bkt'), { entries: [], next: null }, 'whole bucket: empty prefix echoed');
+  t.same(parseVersionPage({ Name: 'bkt' }, '', 'bkt'), { entries: [], next: null }, 'whole bucket: no prefix echoed');
+  t.throws(() => parseVersionPage({}, prefix, 'bkt'), { ...malformed, message: /names bucket nothing/ }, 'nothing echoed');
+  t.throws(() => parseVersionPage({ Name: 'other', Prefix: prefix }, prefix, 'bkt'), { ...malformed, message: /"other"/ }, 'another bucket');
+  t.throws(() => parseVersionPage({ Name: 'bkt' }, prefix, 'bkt'), { ...malformed, message: /names prefix nothing/ }, 'no prefix');
+  t.throws(() => parseVersionPage({ Name: 'bkt', Prefix: '' }, prefix, 'bkt'), malformed, 'empty prefix for an owned prefix');
+  t.throws(() => parseVersionPage({ Name: 'bkt', Prefix: `_meta/${D}/` }, prefix, 'bkt'), malformed, 'another prefix');
+  t.throws(() => parseVersionPage({ Name: 'bkt', Prefix: '_meta/' }, '', 'bkt'), malformed, 'whole bucket: a prefix echoed');
+});
+
+t.test('xmlRootElement finds the root element after declaration, comments and DOCTYPE', async (t) => {
+  t.equal(xmlRootElement('<?xml version="1.0" encoding="UTF-8"?>\n<ListVersionsResult xmlns="x"><Name>b</Name></ListVersionsResult>'), 'ListVersionsResult');
+  t.equal(xmlRootElement('\uFEFF  <!-- c --><ListVersionsResult/>'), 'ListVersionsResult');
+  t.equal(xmlRootElement('<s3:DeleteResult xmlns:s3="x">'), 'DeleteResult');
+  t.equal(xmlRootElement('<!DOCTYPE html><html><body>hi</body></html>'), 'html');
+  t.equal(xmlRootElement(''), null);
+  t.equal(xmlRootElement('{"ok":true}'), null);
+  t.equal(xmlRootElement('<ListVersionsResultX>'), 'ListVersionsResultX');
+});
+
+/**
+ * A real HTTP endpoint answering every request 200 with the body `answer`
+ * returns (a proxy's maintenance page, an empty body, …): fault injection,
+ * not a mock of S3.
+ */
+async function http200(t: Test, answer: (url: URL) => { body: string; type: string }): Promise<{ endpoint: string; requests: () => number }> {
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests += 1;
+    req.resume();
+    req.on('end', () => {
+      const { body, type } = answer(new URL(req.url ?? '/', 'http://s3'));
+      res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
+t.test('a 200 that is not a listing of the request is never taken for one (preflight, listing, absence proof)', async (t) => {
+  const xml = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${inner}`;
+  const ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
+  const prefixOf = (url: URL) => url.searchParams.get('prefix') ?? '';
+  const bodies: Record<string, (url: URL) => { body: string; type: string }> = {
+    'an HTML page': () => ({ body: '<html><body><h1>Service temporarily under maintenance</h1></body></html>', type: 'text/html' }),
+    'an empty body': () => ({ body: '', type: 'application/xml' }),
+    'an empty ListVersionsResult': () => ({ body: xml(`<ListVersionsResult ${ns}></ListVersionsResult>`), type: 'application/xml' }),
+    'a self-closing ListVersionsResult': () => ({ body: xml('<ListVersionsResult/>'), type: 'application/xml' }),
+    'JSON': () => ({ body: '{"ok":true}', type: 'application/json' }),
+    'a ListBucketResult (versions ignored) echoing bucket and prefix': (url) => ({
+      body: xml(`<ListBucketResult ${ns}><Name>${config.bucket}</Name><Prefix>${prefixOf(url)}</Prefix><IsTruncated>false</IsTruncated>` +
+        `<Contents><Key>${prefixOf(url)}x.json</Key><Size>1</Size></Contents></ListBucketResult>`),
+      type: 'application/xml',
+    }),
+    'a listing of another bucket': (url) => ({
+      body: xml(`<ListVersionsResult ${ns}><Name>${config.bucket}-other</Name><Prefix>${prefixOf(url)}</Prefix><IsTruncated>false</IsTruncated></ListVersionsResult>`),
+      type: 'application/xml',
+    }),
+    'a listing of another prefix': () => ({
+      body: xml(`<ListVersionsResult ${ns}><Name>${config.bucket}</Name><Prefix>_meta/${D}/</Prefix><IsTruncated>false</IsTruncated></ListVersionsResult>`),
+      type: 'application/xml',
+    }),
+  };
+  const malformed = { name: 'TransientStorageError', code: 'malformed_listing', transient: true };
+  for (const [what, answer] of Object.entries(bodies)) {
+    const server = await http200(t, answer);
+    const fake = new S3Store(createS3Client({ ...config, endpoint: server.endpoint }, { maxAttempts: 1 }), config.bucket);
+    t.teardown(() => fake.client.destroy());
+    const prefix = `_meta/${C}/`;
+    await t.rejects(fake.preflight(prefixes(C)), malformed, `${what}: preflight fails`);
+    await t.rejects(fake.assertPrefixEmpty(prefix), malformed, `${what}: the absence proof fails`);
+    await t.rejects(collect(fake.listVersions(prefix)), malformed, `${what}: listVersions fails`);
+    await t.rejects(fake.countRemaining(prefix), malformed, `${what}: countRemaining fails`);
+    await t.rejects(collect(fake.listWholeBucket()), malformed, `${what}: the whole-bucket listing fails`);
+    t.equal(server.requests(), 5, `${what}: each call reached the endpoint once (no SDK retry)`);
+  }
+  // The control: the same endpoint answering a real empty listing of the
+  // request (bucket and prefix echoed) proves the prefix empty.
+  const valid = await http200(t, (url) => ({
+    body: xml(`<ListVersionsResult ${ns}><Name>${config.bucket}</Name><Prefix>${prefixOf(url)}</Prefix><KeyMarker></KeyMarker><VersionIdMarker></VersionIdMarker><MaxKeys>1</MaxKeys><IsTruncated>false</IsTruncated></ListVersionsResult>`),
+    type: 'application/xml',
+  }));
+  const control = new S3Store(createS3Client({ ...config, endpoint: valid.endpoint }, { maxAttempts: 1 }), config.bucket);
+  t.teardown(() => control.client.destroy());
+  await control.preflight(prefixes(C));
+  await control.assertPrefixEmpty(`_meta/${C}/`);
+  t.same(await collect(control.listVersions(`_meta/${C}/`)), [], 'a real empty listing is empty');
+  t.same(await collect(control.listWholeBucket()), [], 'a real empty whole-bucket listing is empty');
+});
+
+t.test('a 200 to DeleteObjects that is not a DeleteResult fails transiently and stamps nothing', async (t) => {
+  for (const body of ['<html><body>maintenance</body></html>', '', '{"ok":true}']) {
+    const server = await http200(t, () => ({ body, type: 'text/html' }));
+    const fake = new S3Store(createS3Client({ ...config, endpoint: server.endpoint }, { maxAttempts: 1 }), config.bucket);
+    t.teardown(() => fake.client.destroy());
+    const prefix = `_meta/${C}/`;
+    await t.rejects(
+      fake.deleteVersions(prefix, [{ key: `${prefix}${hex()}.json`, version_id: 'v1', kind: 'object' }]),
+      { name: 'TransientStorageError', code: 'delete_outcome', transient: true },
+      `body ${JSON.stringify(body.slice(0, 20))}`,
+    );
+  }
 });
 
 t.test('validateDeleteOutcome: exact acknowledgement, or a failure classified by the per-key codes', async (t) => {

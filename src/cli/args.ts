@@ -7,7 +7,7 @@ import { CliError } from './common.js';
 import { EXIT } from './exit-codes.js';
 
 /** Byte limits the SQL API enforces (_require_identity, _require_operator_text, submit's host). */
-export const LIMITS = { identity: 512, text: 4096, host: 253 } as const;
+export const LIMITS = { identity: 512, text: 4096, host: 253, executorId: 256 } as const;
 
 function usage(message: string, flag: string): CliError {
   return new CliError(message, EXIT.usage, { flag });
@@ -95,6 +95,22 @@ export function requireIdentity(value: unknown, flag: string): string {
   if (text === '') throw usage(`${flag} is empty: name the operator`, flag);
   if (ANY_CONTROL.test(text)) throw usage(`${flag} contains control characters (escape sequences, tabs, line breaks): pass plain text`, flag);
   limitBytes(text, flag, LIMITS.identity);
+  return text;
+}
+
+/**
+ * --executor-id: stored as the lease owner and shown by inspect/list, so like
+ * an operator identity — non-blank, no control character (an escape sequence
+ * would repaint the terminal of whoever inspects the request), trimmed — at
+ * most 256 bytes of UTF-8, the limit community_deletion.claim enforces.
+ * Absent (undefined) means the default host:pid:random.
+ */
+export function optionalExecutorId(value: unknown, flag = '--executor-id'): string | undefined {
+  if (value === undefined) return undefined;
+  const text = singleString(value, flag).trim();
+  if (text === '') throw usage(`${flag} is empty: name the executor, or leave the flag out for the default (host:pid:random)`, flag);
+  if (ANY_CONTROL.test(text)) throw usage(`${flag} contains control characters (escape sequences, tabs, line breaks): pass plain text`, flag);
+  limitBytes(text, flag, LIMITS.executorId);
   return text;
 }
 

@@ -3,13 +3,16 @@
 // write-fence implementation, the engine's event triggers, catalog = registry),
 // S3 (configured, endpoint reachable, credentials accepted, bucket exists,
 // versioning enabled, versions listable) and Redis (configured, reachable,
-// PING, the selected database). Each check passes, warns or fails; the
+// PING, the selected database). S3 requests use the executor's client and
+// timeouts (DELETIONS_S3_*_TIMEOUT_SECONDS), one attempt each, and listings
+// are validated as the executor's are. Each check passes, warns or fails; the
 // command exits 0 when nothing failed (warnings allowed) and 5 otherwise.
 // Read-only: it writes nothing to any store.
 import type { Argv, CommandModule } from 'yargs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type postgres from 'postgres';
-import { loadDatabaseUrl, loadRedisConfig, loadS3Config, loadTimeouts, type S3Config } from '../config.js';
+import { DEFAULT_TIMEOUTS, loadDatabaseUrl, loadRedisConfig, loadS3Config, loadTimeouts, type S3Config } from '../config.js';
+import type { S3Store } from '../s3.js';
 import { connect } from '../db.js';
 import { EngineClient, SCHEMA_VERSION } from '../engine.js';
 import { OWNED_PREFIX_ROOTS } from '../taxonomy.js';
@@ -135,18 +138,23 @@ async function checkPostgres(checks: Checks): Promise<void> {
 /** The AWS SDK's S3 module: loaded only by a doctor run that gets as far as S3. */
 type S3Sdk = typeof import('@aws-sdk/client-s3');
 
-function doctorS3Client(sdk: S3Sdk, config: S3Config): S3Client {
-  return new sdk.S3Client({
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: config.addressingStyle === 'path',
-    ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: TIMEOUT_MS, requestTimeout: TIMEOUT_MS },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+/**
+ * The executor's client (src/s3.ts createS3Client: connect, request and
+ * socket timeouts from DELETIONS_S3_CONNECT_TIMEOUT_SECONDS and
+ * DELETIONS_S3_REQUEST_TIMEOUT_SECONDS, a request not answered in time
+ * fails), one attempt per check. Each request is also aborted once connect +
+ * request timeout + 5 s have passed, so an endpoint that accepts connections
+ * and never answers fails its check instead of hanging the doctor.
+ */
+async function doctorS3(config: S3Config): Promise<{ client: S3Client; store: S3Store; send: SendOptions }> {
+  const { createS3Client, S3Store } = await import('../s3.js');
+  const client = createS3Client(config, { maxAttempts: 1 });
+  const boundMs = (config.connectTimeoutMs ?? DEFAULT_TIMEOUTS.s3ConnectMs) + (config.requestTimeoutMs ?? DEFAULT_TIMEOUTS.s3RequestMs) + 5_000;
+  const send = () => ({ abortSignal: AbortSignal.timeout(boundMs) });
+  return { client, store: new S3Store(client, config.bucket, { signal: () => send().abortSignal }), send };
 }
+
+type SendOptions = () => { abortSignal: AbortSignal };
 
 function httpStatus(error: unknown): number | undefined {
   const s = (error as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
@@ -164,12 +172,12 @@ async function checkS3(checks: Checks): Promise<void> {
   }
   checks.add('s3', 'configured', 'pass',
     `${config.endpoint} bucket ${config.bucket} (${config.addressingStyle}-style, ${config.credentials ? 'static credentials' : 'default credential chain'})`);
-  const sdk = await import('@aws-sdk/client-s3');
-  const client = doctorS3Client(sdk, config);
+  const sdk: S3Sdk = await import('@aws-sdk/client-s3');
+  const { client, store, send } = await doctorS3(config);
   try {
     const bucketOk = await checks.try('s3', 'bucket', async () => {
       try {
-        await client.send(new sdk.HeadBucketCommand({ Bucket: config.bucket }));
+        await client.send(new sdk.HeadBucketCommand({ Bucket: config.bucket }), send());
       } catch (error) {
         const status = httpStatus(error);
         if (status === 404) throw new Error(`bucket ${config.bucket} does not exist at ${config.endpoint} (create it versioned: see the README)`);
@@ -181,7 +189,7 @@ async function checkS3(checks: Checks): Promise<void> {
     });
     if (!bucketOk) return checks.skip('s3', ['versioning', 'list_versions'], 'the bucket is not usable');
     await checks.try('s3', 'versioning', async () => {
-      const v = await client.send(new sdk.GetBucketVersioningCommand({ Bucket: config.bucket }));
+      const v = await client.send(new sdk.GetBucketVersioningCommand({ Bucket: config.bucket }), send());
       if (v.Status === 'Enabled') return { detail: 'Enabled' };
       return {
         status: 'warn',
@@ -190,9 +198,9 @@ async function checkS3(checks: Checks): Promise<void> {
       };
     });
     await checks.try('s3', 'list_versions', async () => {
-      for (const prefix of OWNED_PREFIX_ROOTS) {
-        await client.send(new sdk.ListObjectVersionsCommand({ Bucket: config.bucket, Prefix: prefix, MaxKeys: 1 }));
-      }
+      // Validated like the executor's listings: a 200 that is not a
+      // ListVersionsResult of this bucket and prefix fails the check.
+      for (const prefix of OWNED_PREFIX_ROOTS) await store.probeListing(prefix);
       return { detail: `ListObjectVersions allowed under ${OWNED_PREFIX_ROOTS.join(', ')}` };
     });
   } finally {

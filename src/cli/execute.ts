@@ -13,7 +13,7 @@ import { CliError, boundedEngine, requireDatabaseUrl, run, withEngine } from './
 import { nextStep, requireUuid } from './operator.js';
 import { EXIT } from './exit-codes.js';
 import { Progress, table } from './format.js';
-import { parseIntegerOption } from './args.js';
+import { optionalExecutorId, parseIntegerOption } from './args.js';
 
 function defaultExecutorId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -351,10 +351,10 @@ export const runCommand: CommandModule<object, { id: string; 'executor-id'?: str
   handler: (args) =>
     run(async (out) => {
       const id = requireUuid(args.id);
+      const executorId = optionalExecutorId(args['executor-id']) ?? defaultExecutorId();
       const log = createLogger(args['log-format'] ?? defaultLogFormat(), { command: 'run' });
       const timeouts = loadTimeouts();
       const stopper = new Stopper(() => log, shutdownGraceMs(timeouts));
-      const executorId = args['executor-id'] ?? defaultExecutorId();
       try {
         const services = await openServices(timeouts);
         try {
@@ -444,6 +444,18 @@ export function summarise(executorId: string, mode: 'drain' | 'worker', outcomes
   };
 }
 
+/**
+ * A drain's (or worker's) exit code, as `run` would give for its outcomes: 1
+ * when a failure was recorded against any request, else 3 when a claim was
+ * lost to the lease (another executor holds the request now, as `run` exits
+ * 3 for lease_lost), else 0. A signal's 130/143 overrides it.
+ */
+export function loopExitCode(summary: Pick<LoopSummary, 'failed' | 'lease_lost'>): number {
+  if (summary.failed > 0) return EXIT.failureRecorded;
+  if (summary.lease_lost > 0) return EXIT.notRunnable;
+  return EXIT.ok;
+}
+
 function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<object, LoopArgs> {
   return {
     command: mode,
@@ -472,7 +484,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
         if (metricsPort !== undefined && !(Number.isSafeInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65_535)) {
           throw new CliError('--metrics-port must be an integer between 0 and 65535', EXIT.usage);
         }
-        const executorId = args['executor-id'] ?? defaultExecutorId();
+        const executorId = optionalExecutorId(args['executor-id']) ?? defaultExecutorId();
         const log = createLogger(args['log-format'] ?? defaultLogFormat(), { command: mode, executor_id: executorId });
         const timeouts = loadTimeouts();
         const stopper = new Stopper(() => log, shutdownGraceMs(timeouts));
@@ -521,7 +533,7 @@ function loopCommand(mode: 'drain' | 'worker', describe: string): CommandModule<
               out.result(summary,
                 `${executorId}: ${summary.claimed} claimed, ${summary.completed} completed, ${summary.failed} failed (${summary.blocked} blocked)` +
                 `${summary.stopped ? `, ${summary.stopped} released on shutdown` : ''}${summary.lease_lost ? `, ${summary.lease_lost} lease lost` : ''}`);
-              process.exitCode = summary.failed > 0 ? EXIT.failureRecorded : EXIT.ok;
+              process.exitCode = loopExitCode(summary);
             } finally {
               await built.close();
             }

@@ -161,6 +161,11 @@ export const submitCommand: CommandModule<object, SubmitArgs> = {
       const s3 = loadS3Config();
       const tuning = loadTuning();
       const redis = loadRedisConfig();
+      // The stores the inventory is recorded against, computed and checked
+      // before the request exists: a store identity SQL would refuse at the
+      // freeze must not leave a request behind at submitted.
+      const { storeIdentityFromConfig } = await import('../store-identity.js');
+      const stores = storeIdentityFromConfig(s3, redis);
       await checkBucket(s3);
       await checkRedis(redis.url);
       await withEngine('deletions-cli', async (engine) => {
@@ -181,9 +186,8 @@ export const submitCommand: CommandModule<object, SubmitArgs> = {
         };
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
-        // Recorded with the inventory: every executor step must use these stores.
-        const [{ storeIdentityFromConfig }, { createS3Store }] = await Promise.all([import('../store-identity.js'), import('../s3.js')]);
-        const stores = storeIdentityFromConfig(s3, redis);
+        // `stores` (computed above) is recorded with the inventory: every executor step must use these stores.
+        const { createS3Store } = await import('../s3.js');
         const store = createS3Store(s3);
         try {
           const progress = new Progress();

@@ -183,6 +183,30 @@ t.test('a value that starts with "-" is named with its flag, and --interval is c
   }
 });
 
+t.test('a lease longer than claim grants (DELETIONS_LEASE_SECONDS > 3600) is exit 5 naming the variable', async (t) => {
+  for (const args of [['drain', '--executor-id', 'exec-lease'], ['worker', '--executor-id', 'exec-lease']]) {
+    const r = await deletions(args, { ...env, DELETIONS_LEASE_SECONDS: '7200' });
+    t.equal(r.code, 5, `${args[0]}: ${show(r)}`);
+    t.match(r.json, { exit_code: 5, variable: 'DELETIONS_LEASE_SECONDS', error: /between 1 and 3600, got "7200"/ }, args.join(' '));
+  }
+});
+
+t.test('--executor-id with control characters is a usage error naming the flag, before connecting', async (t) => {
+  // No database to reach: the flag is refused before any connection (exit 2, not 5).
+  const nowhere = { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/cd_no_such_database' };
+  const unknownId = '00000000-0000-4000-8000-0000000000e1';
+  for (const args of [
+    ['run', unknownId, '--executor-id', 'a\u001b[2Jb'],
+    ['drain', '--executor-id', 'a\u001b[2Jb'],
+    ['worker', '--executor-id', 'tab\there'],
+    ['run', unknownId, '--executor-id', ''],
+  ]) {
+    const r = await deletions(args, nowhere);
+    t.equal(r.code, 2, `${JSON.stringify(args)}: ${show(r)}`);
+    t.match(r.json, { exit_code: 2, flag: '--executor-id' }, JSON.stringify(args));
+  }
+});
+
 t.test('missing privileges are a configuration problem (exit 5), not a failure', async (t) => {
   const role = `cd_test_nopriv_${process.pid}`;
   await sql.unsafe(`create role ${role} login`);

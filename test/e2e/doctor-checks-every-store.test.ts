@@ -2,7 +2,12 @@
 // S3: every check passes on a good setup (exit 0); an unversioned bucket is a
 // warning (still exit 0); a missing bucket, an unreachable Redis (a closed
 // port) or a database at another engine schema fail (exit 5), each named in
-// its check. JSON off a terminal: {"ok", "checks": [{service, check, status, detail}]}.
+// its check; an S3 endpoint that accepts connections and never answers fails
+// within the DELETIONS_S3_* timeouts (it hung the doctor), and one answering
+// 200 with an HTML page fails the listing check. JSON off a terminal:
+// {"ok", "checks": [{service, check, status, detail}]}.
+import http from 'node:http';
+import net from 'node:net';
 import t from 'tap';
 import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { createTestDatabase } from '../helpers/db.js';
@@ -74,4 +79,60 @@ t.test('missing settings fail their service and name the variable: exit 5', asyn
   t.match(statusOf(r.json), { 'redis.configured': 'fail', 's3.configured': 'fail', 'postgres.catalog': 'pass' });
   t.match(detailOf(r.json, 'redis.configured'), /REDIS_URL/);
   t.match(detailOf(r.json, 's3.configured'), /BUZZ_S3_ENDPOINT/);
+});
+
+/** A loopback TCP listener that accepts every connection and never writes a byte. */
+async function blackhole(t: { teardown(fn: () => unknown): void }): Promise<{ port: number; connections: () => number }> {
+  const sockets = new Set<net.Socket>();
+  let accepted = 0;
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return { port: (server.address() as net.AddressInfo).port, connections: () => accepted };
+}
+
+// No wall-clock assertion: it must end (tap's timeout and the child's budget
+// are the only clocks) with exit 5, the S3 check failed and the others run.
+t.test('an S3 endpoint that accepts connections and never answers fails within the S3 timeouts: exit 5', { timeout: 150_000 }, async (t) => {
+  const hole = await blackhole(t);
+  const r = await deletions(['doctor'], {
+    ...env,
+    BUZZ_S3_ENDPOINT: `http://127.0.0.1:${hole.port}`,
+    DELETIONS_S3_CONNECT_TIMEOUT_SECONDS: '2',
+    DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: '2',
+  }, { timeoutMs: 120_000 });
+  t.equal(r.signal, null, `it ended by itself: ${show(r)}`);
+  t.equal(r.code, 5, show(r));
+  t.equal(r.json?.ok, false);
+  t.match(statusOf(r.json), { 's3.bucket': 'fail', 's3.versioning': 'skip', 's3.list_versions': 'skip', 'postgres.catalog': 'pass', 'redis.ping': 'pass' });
+  t.match(detailOf(r.json, 's3.bucket'), /not reachable/);
+  t.ok(hole.connections() > 0, 'the doctor did reach the silent endpoint');
+});
+
+t.test('an S3 endpoint answering 200 with an HTML page fails the listing check: exit 5', async (t) => {
+  const page = '<html><body><h1>Service temporarily under maintenance</h1></body></html>';
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(page) });
+      res.end(req.method === 'HEAD' ? undefined : page);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const r = await deletions(['doctor'], { ...env, BUZZ_S3_ENDPOINT: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` });
+  t.equal(r.code, 5, show(r));
+  t.equal(statusOf(r.json)['s3.list_versions'], 'fail');
+  t.match(detailOf(r.json, 's3.list_versions'), /malformed_listing.*ListVersionsResult/);
 });

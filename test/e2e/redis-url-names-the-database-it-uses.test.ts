@@ -8,10 +8,14 @@
 //    `plan`, `submit` (no request created) and `run` (recorded against the
 //    request before the claim) — and nothing is deleted from database 0;
 //  * a query parameter (`keyPrefix`, `db`), which would change the keys or
-//    the database without changing the identity, is refused by name (exit 5).
+//    the database without changing the identity, is refused by name (exit 5);
+//  * an IPv6 address (`redis://[::1]:port/n`) is recorded as `[::1]:port`
+//    and a deletion through it completes (recorded unbracketed, `::1:port`,
+//    SQL refused it with DL1I1 after submit had created the request).
+import net from 'node:net';
 import t from 'tap';
 import {
-  REDIS_URL, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show, submitAndApprove,
+  REDIS_URL, approverEnv, deletions, e2eStores, fingerprint, requestRow, seedCommunity, show, submitAndApprove,
 } from '../helpers/e2e.js';
 
 const { sql, bucket, redis, env } = await e2eStores(t);
@@ -78,4 +82,59 @@ t.test('query parameters of REDIS_URL are refused by name: exit 5, nothing touch
     t.match(drain.json, { variable: 'REDIS_URL', error: new RegExp(`"${name}"`) });
   }
   t.same(await fingerprint(sql, bucket.store, redis, target.id), before, 'the community is untouched');
+});
+
+/**
+ * A TCP forwarder listening on the IPv6 loopback to the test Redis (which
+ * may listen on 127.0.0.1 only), or null when this machine has no ::1.
+ */
+async function ipv6Forwarder(t: { teardown(fn: () => unknown): void }): Promise<number | null> {
+  const upstream = new URL(REDIS_URL);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const out = net.connect(Number(upstream.port || 6379), upstream.hostname.replace(/^\[|\]$/g, ''));
+    for (const s of [client, out]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        out.destroy();
+      });
+    }
+    client.pipe(out).pipe(client);
+  });
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(0, '::1', () => resolve(true));
+  });
+  if (!listening) return null;
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return (server.address() as net.AddressInfo).port;
+}
+
+t.test('an IPv6 REDIS_URL is recorded as [::1]:port; submit, approve and run complete through it', async (t) => {
+  const port = await ipv6Forwarder(t);
+  if (port === null) {
+    t.plan(0, 'no IPv6 loopback on this machine');
+    return;
+  }
+  const database = new URL(REDIS_URL).pathname.replace(/^\//, '') || '0';
+  const v6 = { ...env, REDIS_URL: `redis://[::1]:${port}/${database}` };
+  const c = await seedCommunity(sql, bucket.store, redis, `ipv6-${tag}.example`, { rows: 1, keys: 1, versions: 1, redisKeys: 3 });
+  const submit = await deletions(['submit', '--host', c.host, '--requested-by', 'alice@ops'], v6);
+  t.equal(submit.code, 0, show(submit));
+  t.match(submit.json, { stage: 'inventoried' });
+  const id = submit.json.id as string;
+  const approve = await deletions(['approve', id, '--approved-by', 'bob@ops'], approverEnv(v6));
+  t.equal(approve.code, 0, show(approve));
+  const run = await deletions(['run', id, '--executor-id', 'exec-ipv6'], v6);
+  t.equal(run.code, 0, show(run));
+  t.match(run.json, { kind: 'completed' });
+  const inspect = await deletions(['inspect', id], v6);
+  t.match(inspect.json?.request, { store_identity: { redis_server: `[::1]:${port}`, redis_db: Number(database) } }, show(inspect));
+  t.match(await fingerprint(sql, bucket.store, redis, c.id, { pg: false }), { versions: 0, keys: 0 }, 'deleted through the IPv6 address');
 });

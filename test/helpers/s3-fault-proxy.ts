@@ -1,7 +1,10 @@
 // A fault-injecting HTTP proxy in front of the test S3 server (loopback only):
 // forwards every request unchanged, except that while a fault is set for an
 // operation (DeleteObjects, ListObjectVersions) it answers that operation
-// with 503 SlowDown, the way S3 throttles. Counts what it faulted/forwarded.
+// with 503 SlowDown, the way S3 throttles, and while `html` holds an
+// operation (or 'any') it answers it 200 with an HTML page, the way a
+// misrouted load balancer or a maintenance page does. Counts what it
+// faulted/forwarded.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,7 +14,11 @@ export interface FaultProxy {
   endpoint: string;
   /** Operations currently answered with 503 SlowDown. */
   faults: Set<FaultableOperation>;
+  /** Operations ('any': every request) answered 200 with an HTML page. */
+  html: Set<FaultableOperation | 'any'>;
   faulted: Record<FaultableOperation, number>;
+  /** Requests answered with the HTML page. */
+  answeredHtml: number;
   forwarded: Record<FaultableOperation | 'other', number>;
   close(): Promise<void>;
 }
@@ -19,6 +26,8 @@ export interface FaultProxy {
 const SLOW_DOWN =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
   '<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>fault-proxy</RequestId></Error>';
+
+const HTML_PAGE = '<html><body><h1>Service temporarily under maintenance</h1></body></html>';
 
 function operationOf(req: http.IncomingMessage): FaultableOperation | 'other' {
   const url = new URL(req.url ?? '/', 'http://proxy');
@@ -30,11 +39,22 @@ function operationOf(req: http.IncomingMessage): FaultableOperation | 'other' {
 export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   const faults = new Set<FaultableOperation>();
+  const html = new Set<FaultableOperation | 'any'>();
+  let answeredHtml = 0;
   const faulted = { DeleteObjects: 0, ListObjectVersions: 0 };
   const forwarded = { DeleteObjects: 0, ListObjectVersions: 0, other: 0 };
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
     const op = operationOf(req);
+    if (html.has('any') || (op !== 'other' && html.has(op))) {
+      answeredHtml += 1;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_PAGE) });
+        res.end(req.method === 'HEAD' ? undefined : HTML_PAGE);
+      });
+      return;
+    }
     if (op !== 'other' && faults.has(op)) {
       faulted[op] += 1;
       req.resume();
@@ -60,7 +80,11 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     faults,
+    html,
     faulted,
+    get answeredHtml() {
+      return answeredHtml;
+    },
     forwarded,
     close: () =>
       new Promise<void>((resolve) => {
