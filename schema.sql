@@ -1917,6 +1917,9 @@ begin
   end if;
   if v_server like 'unix:%' then
     v_server := 'unix:' || rtrim(substr(v_server, 6), '/');
+    if v_server = 'unix:' then
+      raise exception '%: redis_server % names no socket path', p_what, p_identity ->> 'redis_server' using errcode = 'DL1I1';
+    end if;
   else
     if v_server !~ '://' then
       v_server := 'redis://' || v_server;
@@ -2570,7 +2573,7 @@ declare
 begin
   if p_mode is null or p_mode not in ('share update exclusive', 'access share') then
     raise exception 'community deletion: _refuse_planner_code lock mode must be share update exclusive or access share, not %', p_mode
-      using errcode = '22023';
+      using errcode = 'DL1I1';
   end if;
   select pg_catalog.array_agg(x.rel order by x.rel::pg_catalog.oid) into v_rels
     from (select distinct r.rel from pg_catalog.unnest(p_rels) r(rel) where r.rel is not null) x;
@@ -3721,7 +3724,9 @@ begin
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
   end if;
-  if p_delay is not null and p_delay > interval '366 days' then
+  -- (Compared as times: an interval of 12 months compares as 360 days, but
+  -- '12 months 6 days' from now is about 371 days ahead.)
+  if p_delay is not null and (p_delay > interval '366 days' or now() + p_delay > now() + interval '366 days') then
     raise exception 'deletion request %: delay % is more than a year (366 days)', p_request_id, p_delay
       using errcode = 'DL1I1', hint = 'Pass a delay of at most 366 days.';
   end if;
@@ -4046,6 +4051,11 @@ begin
   if community_deletion._require_text(p_owner, 'executor id (owner)', 256) <> p_owner then
     raise exception 'community deletion: executor id % has leading or trailing whitespace', pg_catalog.quote_literal(p_owner)
       using errcode = 'DL1I1';
+  end if;
+  -- (Stored as the lease owner and shown on operators' terminals.)
+  if p_owner ~ '[\u0001-\u001f\u007f-\u009f]' then
+    raise exception 'community deletion: executor id % contains control characters', pg_catalog.quote_literal(p_owner)
+      using errcode = 'DL1I1', hint = 'Pass the executor id as plain text.';
   end if;
   if p_lease_seconds is null or p_lease_seconds < 1 or p_lease_seconds > 3600 then
     raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
@@ -4599,9 +4609,12 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  if p_store_identity is not null then
-    v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
+  if p_store_identity is null or pg_catalog.jsonb_typeof(p_store_identity) = 'null' then
+    raise exception 'store_identity is required: the S3 endpoint and bucket and the Redis server and database the storage summary was enumerated from'
+      using errcode = 'DL1I1',
+            hint = 'Pass store_identity => the "store_identity" object `deletions plan --json` prints (docs/psql-walkthrough.sql); without it an executor configured for another Redis database would prove an empty namespace.';
   end if;
+  v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
 
   perform community_deletion.validate_catalog();
   v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);
@@ -5037,6 +5050,10 @@ begin
     raise exception 'community deletion: % is not a request state', p_state
       using errcode = 'DL1I1',
             hint = 'States: waiting_for_inventory, waiting_for_approval, grace_period, runnable, leased, retry_wait, blocked, completed, aborted.';
+  end if;
+  if p_host is not null and pg_catalog.btrim(p_host) = '' then
+    raise exception 'community deletion: the host filter is blank' using errcode = 'DL1I1',
+      hint = 'Pass a community host, or null for every host.';
   end if;
   if p_before is not null then
     select r.* into v_before from community_deletion.requests r where r.id = p_before;
@@ -5720,7 +5737,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_row community_deletion.taxonomy_sweeps;
 begin
-  if p_started_at is null or p_started_at > v_now + interval '5 minutes' then
+  if p_started_at is null or not pg_catalog.isfinite(p_started_at) or p_started_at > v_now + interval '5 minutes' then
     raise exception 'taxonomy sweep start % is missing or in the future', p_started_at
       using errcode = 'DL1I1', hint = 'Check the sweeper host''s clock.';
   end if;
@@ -6163,7 +6180,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 36
+  select 38
 $$;
 
 

@@ -68,7 +68,8 @@ select id as request_id, community_id, community_host, stage
 \qecho '-- freeze: the schema half is computed in SQL; the storage half is the plan''s storage summary'
 \qecho '-- (a summary of any other community''s prefixes is refused, DL1M1). The digest binds both.'
 \qecho '-- The stores the plan listed (store_identity: S3 endpoint + bucket, Redis server + database)'
-\qecho '-- are recorded too: every executor step must present the same ones (DL4S1 otherwise).'
+\qecho '-- are recorded too (required, DL1I1 without them): every executor step must present the'
+\qecho '-- same ones (DL4S1 otherwise).'
 select stage, inventory_digest, store_identity
   from community_deletion.freeze_inventory(:'request_id', :'plan_json'::jsonb -> 'storage_summary',
                                            :'plan_json'::jsonb -> 'store_identity');

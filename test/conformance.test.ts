@@ -154,7 +154,7 @@ async function newRun(): Promise<World> {
       'prefixes', (select jsonb_agg(jsonb_build_object('prefix', p, 'object_count', 0, 'total_bytes', 0,
                                                        'keys_digest', encode(sha256(''::bytea), 'hex'))
                                     order by p collate "C")
-                     from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)))`;
+                     from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)), tests.store_identity())`;
   await sql`select tests.approve(${requestId}::uuid, 'bob')`;
   const prefixes = (await sql<{ p: string }[]>`
     select p from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p order by p collate "C"`).map((x) => x.p);

@@ -54,7 +54,7 @@ async function claimedDeletion(host: string, communityId: string): Promise<{ req
       'prefixes', (select jsonb_agg(jsonb_build_object('prefix', p, 'object_count', 0, 'total_bytes', 0,
                                                        'keys_digest', encode(sha256(''::bytea), 'hex'))
                                     order by p collate "C")
-                     from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)))`;
+                     from unnest(community_deletion._owned_prefixes(${communityId}::uuid)) p)), tests.store_identity())`;
   await approveAsSecondLogin(exec, requestId, 'bob', 'serving test');
   const [claim] = await exec<{ lease_generation: string }[]>`
     select lease_generation from community_deletion.claim('executor-1', ${requestId}::uuid, 3600)`; // the test ends the lease, never the clock

@@ -75,6 +75,9 @@ begin
   end if;
   if v_server like 'unix:%' then
     v_server := 'unix:' || rtrim(substr(v_server, 6), '/');
+    if v_server = 'unix:' then
+      raise exception '%: redis_server % names no socket path', p_what, p_identity ->> 'redis_server' using errcode = 'DL1I1';
+    end if;
   else
     if v_server !~ '://' then
       v_server := 'redis://' || v_server;

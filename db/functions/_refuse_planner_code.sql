@@ -27,7 +27,7 @@ declare
 begin
   if p_mode is null or p_mode not in ('share update exclusive', 'access share') then
     raise exception 'community deletion: _refuse_planner_code lock mode must be share update exclusive or access share, not %', p_mode
-      using errcode = '22023';
+      using errcode = 'DL1I1';
   end if;
   select pg_catalog.array_agg(x.rel order by x.rel::pg_catalog.oid) into v_rels
     from (select distinct r.rel from pg_catalog.unnest(p_rels) r(rel) where r.rel is not null) x;

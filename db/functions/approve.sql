@@ -61,7 +61,9 @@ begin
     raise exception 'deletion request %: delay % is negative', p_request_id, p_delay
       using errcode = 'DL1I1';
   end if;
-  if p_delay is not null and p_delay > interval '366 days' then
+  -- (Compared as times: an interval of 12 months compares as 360 days, but
+  -- '12 months 6 days' from now is about 371 days ahead.)
+  if p_delay is not null and (p_delay > interval '366 days' or now() + p_delay > now() + interval '366 days') then
     raise exception 'deletion request %: delay % is more than a year (366 days)', p_request_id, p_delay
       using errcode = 'DL1I1', hint = 'Pass a delay of at most 366 days.';
   end if;

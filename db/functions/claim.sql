@@ -35,6 +35,11 @@ begin
     raise exception 'community deletion: executor id % has leading or trailing whitespace', pg_catalog.quote_literal(p_owner)
       using errcode = 'DL1I1';
   end if;
+  -- (Stored as the lease owner and shown on operators' terminals.)
+  if p_owner ~ '[\u0001-\u001f\u007f-\u009f]' then
+    raise exception 'community deletion: executor id % contains control characters', pg_catalog.quote_literal(p_owner)
+      using errcode = 'DL1I1', hint = 'Pass the executor id as plain text.';
+  end if;
   if p_lease_seconds is null or p_lease_seconds < 1 or p_lease_seconds > 3600 then
     raise exception 'community deletion: lease of % seconds is outside 1..3600', p_lease_seconds
       using errcode = 'DL1I1';

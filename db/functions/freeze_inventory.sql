@@ -7,8 +7,12 @@
 -- store_identity: the stores the storage summary was enumerated from (S3
 -- endpoint + bucket, Redis server + database), normalised and recorded on the
 -- request (community_deletion._normalize_store_identity); every executor step
--- must present the same (community_deletion.verify_store_identity). Without
--- it, the first executor step records its own.
+-- must present the same (community_deletion.verify_store_identity). It is
+-- required (invalid_argument, DL1I1, before anything is recorded): a request
+-- frozen without one would adopt the first executor's stores, and nothing in
+-- the inventory can tell a mistyped Redis server or database from the right
+-- one — the engine would purge and prove an empty namespace (the keys kept).
+-- `deletions plan --json` prints the identity beside the storage summary.
 -- Only the login that submitted the request freezes its inventory
 -- (not_the_requester, DL3A3): the approver, from another login, must not
 -- produce what they then approve (docs/security.md#two-person-rule). A
@@ -66,9 +70,12 @@ begin
       using errcode = 'DL2C1';
   end if;
 
-  if p_store_identity is not null then
-    v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
+  if p_store_identity is null or pg_catalog.jsonb_typeof(p_store_identity) = 'null' then
+    raise exception 'store_identity is required: the S3 endpoint and bucket and the Redis server and database the storage summary was enumerated from'
+      using errcode = 'DL1I1',
+            hint = 'Pass store_identity => the "store_identity" object `deletions plan --json` prints (docs/psql-walkthrough.sql); without it an executor configured for another Redis database would prove an empty namespace.';
   end if;
+  v_store_identity := community_deletion._normalize_store_identity(p_store_identity, 'store_identity');
 
   perform community_deletion.validate_catalog();
   v_storage := community_deletion._canonical_storage_summary(v_request.community_id, p_storage_manifest);

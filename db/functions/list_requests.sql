@@ -37,6 +37,10 @@ begin
       using errcode = 'DL1I1',
             hint = 'States: waiting_for_inventory, waiting_for_approval, grace_period, runnable, leased, retry_wait, blocked, completed, aborted.';
   end if;
+  if p_host is not null and pg_catalog.btrim(p_host) = '' then
+    raise exception 'community deletion: the host filter is blank' using errcode = 'DL1I1',
+      hint = 'Pass a community host, or null for every host.';
+  end if;
   if p_before is not null then
     select r.* into v_before from community_deletion.requests r where r.id = p_before;
     if not found then

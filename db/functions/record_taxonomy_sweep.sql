@@ -23,7 +23,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_row community_deletion.taxonomy_sweeps;
 begin
-  if p_started_at is null or p_started_at > v_now + interval '5 minutes' then
+  if p_started_at is null or not pg_catalog.isfinite(p_started_at) or p_started_at > v_now + interval '5 minutes' then
     raise exception 'taxonomy sweep start % is missing or in the future', p_started_at
       using errcode = 'DL1I1', hint = 'Check the sweeper host''s clock.';
   end if;

@@ -8,10 +8,11 @@
 -- names the recorded and the presented stores, the hint what to do) — the
 -- executor then records a block, before anything irreversible.
 --
--- A request frozen without an identity (before the store-identity migration, or by a
--- DBA's freeze_inventory without store_identity) has it recorded here, by the
--- first executor step that presents one, with a checkpoint
--- store_identity_recorded; from then on every step is compared with it.
+-- A request frozen without an identity (before the store-identity migration,
+-- or by a DBA's freeze_inventory without store_identity before migration
+-- 000037 made it required) has it recorded here, by the first executor step
+-- that presents one, with a checkpoint store_identity_recorded; from then on
+-- every step is compared with it.
 -- Returns the recorded canonical identity.
 create or replace function community_deletion.verify_store_identity(
   request_id uuid, executor_id text, lease_generation bigint, store_identity jsonb)

@@ -13,7 +13,7 @@ import { DeleteObjectsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/
 import type { S3Config } from '../../src/config.js';
 import { createS3Client, S3Store } from '../../src/s3.js';
 import { RedisCache } from '../../src/redis.js';
-import { storeIdentity } from '../../src/store-identity.js';
+import { storeIdentity, storeIdentityFromConfig } from '../../src/store-identity.js';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { Executor, type RunOutcome } from '../../src/executor.js';
 import { EngineClient, type LeaseToken, type PurgeBatch, type PurgeTotals } from '../../src/engine.js';
@@ -223,7 +223,9 @@ export async function prepareRequest(sql: postgres.Sql, bucket: Bucket, host: st
   if (!submitted) throw new Error(`submit returned nothing for ${host}`);
   const taxonomy = await loadTaxonomy(new EngineClient(sql));
   const summary = await enumerateOwnedStorage(bucket.store, taxonomy, submitted.community_id, { chunkSize: 10_000 });
-  await sql`select community_deletion.freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
+  const stores = storeIdentityFromConfig(bucket.config, { url: redisUrl() });
+  await sql`select community_deletion.freeze_inventory(${submitted.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))},
+                                                        ${sql.json(JSON.parse(JSON.stringify(stores)))})`;
   await approveAsSecondLogin(sql, submitted.id);
   return { requestId: submitted.id, communityId: submitted.community_id };
 }

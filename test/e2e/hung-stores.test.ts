@@ -48,9 +48,10 @@ const fast = {
 };
 const env = cliEnv(db, bucket, fast);
 
-async function approvedRequest(name: string): Promise<string> {
+/** Listed from the real stores, recorded against the ones the run will use (the stalled one). */
+async function approvedRequest(name: string, stores: { s3Endpoint?: string; redisUrl?: string } = {}): Promise<string> {
   const c = await seedCommunity(sql, bucket.store, redis, `${name}-${tag}.example`);
-  return submitAndApprove(sql, bucket.store, c.host);
+  return submitAndApprove(sql, bucket.store, c.host, stores);
 }
 
 async function assertReleasedWithTransientFailure(t: Test, id: string, stage: string, error: RegExp): Promise<void> {
@@ -62,8 +63,8 @@ async function assertReleasedWithTransientFailure(t: Test, id: string, stage: st
 }
 
 t.test('an S3 endpoint that never answers: a recorded transient failure, exit 1', async (t) => {
-  const id = await approvedRequest('s3');
   const hole = await blackhole(t);
+  const id = await approvedRequest('s3', { s3Endpoint: `http://127.0.0.1:${hole.port}` });
   const r = await deletions(['run', id, '--executor-id', 'exec-s3'], { ...env, BUZZ_S3_ENDPOINT: `http://127.0.0.1:${hole.port}` });
   t.equal(r.code, 1, show(r));
   t.match(r.json, { kind: 'failure_recorded', stage: 'approved', retryable: true, blocked: false });
@@ -72,8 +73,8 @@ t.test('an S3 endpoint that never answers: a recorded transient failure, exit 1'
 });
 
 t.test('a Redis that accepts connections and never answers: a recorded transient failure, exit 1', async (t) => {
-  const id = await approvedRequest('redis-silent');
   const hole = await blackhole(t);
+  const id = await approvedRequest('redis-silent', { redisUrl: `redis://127.0.0.1:${hole.port}` });
   const r = await deletions(['run', id, '--executor-id', 'exec-redis-silent'], { ...env, REDIS_URL: `redis://127.0.0.1:${hole.port}` });
   t.equal(r.code, 1, show(r));
   t.match(r.json, { kind: 'failure_recorded', stage: 'fenced', retryable: true, blocked: false });
@@ -81,8 +82,8 @@ t.test('a Redis that accepts connections and never answers: a recorded transient
 });
 
 t.test('a stopped Redis (nothing listening): a recorded transient failure, exit 1', async (t) => {
-  const id = await approvedRequest('redis-stopped');
   const port = await closedPort();
+  const id = await approvedRequest('redis-stopped', { redisUrl: `redis://127.0.0.1:${port}` });
   const r = await deletions(['run', id, '--executor-id', 'exec-redis-stopped', '--log-format', 'json'], { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
   t.equal(r.code, 1, show(r));
   t.notMatch(r.stderr, /Unhandled error event/, 'connection errors surface as the command failure only');
@@ -109,8 +110,8 @@ t.test('a database that does not exist: exit 5 saying so', async (t) => {
 });
 
 t.test('SIGTERM during a hung S3 request: exit 143, lease released, nothing recorded', async (t) => {
-  const id = await approvedRequest('sigterm');
   const hole = await blackhole(t);
+  const id = await approvedRequest('sigterm', { s3Endpoint: `http://127.0.0.1:${hole.port}` });
   const run = startDeletions(['run', id, '--executor-id', 'exec-term', '--log-format', 'json'], {
     ...env, BUZZ_S3_ENDPOINT: `http://127.0.0.1:${hole.port}`, DELETIONS_S3_REQUEST_TIMEOUT_SECONDS: '3600',
   });

@@ -24,8 +24,9 @@ const second = await seedCommunity(sql, bucket.store, redis, `second-${tag}.exam
 const bystander = await seedCommunity(sql, bucket.store, redis, `bystander-${tag}.example`);
 const targetBefore = await fingerprint(sql, bucket.store, redis, target.id);
 const bystanderBefore = await fingerprint(sql, bucket.store, redis, bystander.id);
-const id = await submitAndApprove(sql, bucket.store, target.host);
-const secondId = await submitAndApprove(sql, bucket.store, second.host);
+// Recorded against the proxy, the endpoint the runs use.
+const id = await submitAndApprove(sql, bucket.store, target.host, { s3Endpoint: proxy.endpoint });
+const secondId = await submitAndApprove(sql, bucket.store, second.host, { s3Endpoint: proxy.endpoint });
 await sql`update community_deletion.settings set retry_base_delay = '1 millisecond', retry_max_delay = '1 millisecond'`;
 
 t.test('every S3 answer an HTML page: the preflight fails transiently, nothing is touched', async (t) => {

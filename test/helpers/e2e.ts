@@ -12,6 +12,7 @@ import type postgres from 'postgres';
 import { enumerateOwnedStorage, loadTaxonomy } from '../../src/inventory.js';
 import { EngineClient } from '../../src/engine.js';
 import type { S3Store } from '../../src/s3.js';
+import { storeIdentityFromConfig, type StoreIdentity } from '../../src/store-identity.js';
 import { approveAsSecondLogin, APPROVER_LOGIN, createTestDatabase, urlAs, type TestDatabase } from './db.js';
 import { createTestBucket, type TestBucket, type Teardown } from './moto.js';
 
@@ -279,14 +280,35 @@ export { fingerprint, type Fingerprint } from '../../src/dev/fingerprint.js';
  * and storage enumeration the CLI's submit/approve make, without paying two
  * CLI start-ups per request (test/e2e/full-lifecycle covers the CLI path).
  */
-export async function submitAndApprove(sql: postgres.Sql, store: S3Store, host: string, options: { chunkSize?: number } = {}): Promise<string> {
+export async function submitAndApprove(
+  sql: postgres.Sql, store: S3Store, host: string,
+  options: { chunkSize?: number; redisUrl?: string; s3Endpoint?: string } = {},
+): Promise<string> {
   const [req] = await sql<{ id: string; community_id: string }[]>`
     select id, community_id from community_deletion.submit(${host}, 'alice@ops', 'e2e test')`;
   const taxonomy = await loadTaxonomy(new EngineClient(sql));
   const summary = await enumerateOwnedStorage(store, taxonomy, req!.community_id, { chunkSize: options.chunkSize ?? 10_000 });
-  await sql`select 1 from community_deletion.freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))})`;
+  // The stores recorded are the ones the test's executor will be run with
+  // (options: an endpoint or Redis that stalls, say), listed from the real ones.
+  const stores = await storesOf(store, options.redisUrl ?? REDIS_URL, options.s3Endpoint);
+  await sql`select 1 from community_deletion.freeze_inventory(${req!.id}::uuid, ${sql.json(JSON.parse(JSON.stringify(summary)))},
+                                                              ${sql.json(JSON.parse(JSON.stringify(stores)))})`;
   await approveAsSecondLogin(sql, req!.id, 'bob@ops', 'e2e approval');
   return req!.id;
+}
+
+/**
+ * The store identity of a test bucket's client and a Redis URL — what an
+ * executor configured with them presents (freeze_inventory requires it).
+ */
+export async function storesOf(store: S3Store, redisUrl: string = REDIS_URL, s3Endpoint?: string): Promise<StoreIdentity> {
+  let url = s3Endpoint;
+  if (url === undefined) {
+    const endpoint = await store.client.config.endpoint?.();
+    if (!endpoint) throw new Error(`the test bucket ${store.bucket} has no endpoint`);
+    url = `${endpoint.protocol}//${endpoint.hostname}${endpoint.port ? `:${endpoint.port}` : ''}${endpoint.path}`;
+  }
+  return storeIdentityFromConfig({ endpoint: url, bucket: store.bucket }, { url: redisUrl });
 }
 
 export interface RequestRow {

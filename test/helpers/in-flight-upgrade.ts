@@ -39,7 +39,7 @@ import type { S3Store } from '../../src/s3.js';
 import type { TestDatabase } from './db.js';
 import { createTestBucket, type TestBucket } from './moto.js';
 import {
-  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, type Fingerprint,
+  RUNNABLE_STAGES, checkpoints, cliEnv, deletions, expireLease, fingerprint, redisClient, requestRow, show, storesOf, type Fingerprint,
 } from './e2e.js';
 import {
   appliedMigrations, applicationWrite, catalogSnapshot, committedMigrations, connectAs, databaseAtLatest, databaseAtLevel, dropLevelTemplates,
@@ -117,7 +117,18 @@ async function submitAndApprove(ops: Operators, host: string): Promise<Request> 
     select id, community_id from community_deletion.submit(${host}, 'carol@ops', 'upgrade test')`;
   const taxonomy = await taxonomyOf(ops.requester);
   const summary = await enumerateOwnedStorage(ops.bucket.store, taxonomy, request!.community_id, { chunkSize: CHUNK_SIZE });
-  await ops.requester`select 1 from community_deletion.freeze_inventory(${request!.id}::uuid, ${ops.requester.json(jsonOf(summary))})`;
+  // From level 37 the stores are required (what the executors run with);
+  // before it a request frozen without them adopts the first executor's.
+  const [row] = await ops.requester<{ required: boolean }[]>`
+    select coalesce((select p.prosrc like '%store_identity is required%' from pg_catalog.pg_proc p
+                      where p.oid = to_regprocedure('community_deletion.freeze_inventory(uuid,jsonb,jsonb)')), false) as required`;
+  if (row!.required) {
+    const stores = await storesOf(ops.bucket.store);
+    await ops.requester`select 1 from community_deletion.freeze_inventory(${request!.id}::uuid, ${ops.requester.json(jsonOf(summary))},
+                                                                         ${ops.requester.json(jsonOf(stores))})`;
+  } else {
+    await ops.requester`select 1 from community_deletion.freeze_inventory(${request!.id}::uuid, ${ops.requester.json(jsonOf(summary))})`;
+  }
   await ops.approver`select 1 from community_deletion.approve(${request!.id}::uuid, 'dave@ops', 'approved before the upgrade')`;
   return { id: request!.id, communityId: request!.community_id };
 }

@@ -11,7 +11,7 @@ select plan(12);
 select tests.seed_community('was-archived.example', 1) as old_c \gset
 update public.communities set archived_at = '2021-06-07 08:09:10+00' where id = :'old_c';
 select r.id as old_r from community_deletion.submit('was-archived.example', 'alice', 'test') r \gset
-select community_deletion.freeze_inventory(:'old_r', tests.lc_storage_summary(:'old_c')) is not null;
+select community_deletion.freeze_inventory(:'old_r', tests.lc_storage_summary(:'old_c'), tests.store_identity()) is not null;
 select tests.approve(:'old_r', 'bob') is not null;
 select lease_generation as old_g from community_deletion.claim('executor-1', :'old_r', 3600) \gset
 select community_deletion.begin_quiescing(:'old_r', 'executor-1', :old_g);

@@ -10,7 +10,7 @@ select plan(12);
 
 select tests.seed_community('diff.example', 2) as c \gset
 select id as rid from community_deletion.submit('diff.example', 'alice@ops', 'difference') \gset
-select 1 from community_deletion.freeze_inventory(:'rid', tests.dx_empty_summary(:'c')) \g /dev/null
+select 1 from community_deletion.freeze_inventory(:'rid', tests.dx_empty_summary(:'c'), tests.store_identity()) \g /dev/null
 select tests.approve(:'rid', 'bob@ops') \g /dev/null
 
 -- Between approval and the fence the community is still active: it gains a

@@ -84,7 +84,7 @@ select id as fresh from community_deletion.submit('abort-approved.example', 'dav
 select isnt(:'fresh'::uuid, :'rid'::uuid, 'a fresh submission after abort creates a new request');
 select is((select row(stage, inventory_digest)::text from community_deletion.requests where id = :'fresh'),
   row('submitted', null::text)::text, 'the fresh request starts submitted without an inventory');
-select is((select stage from community_deletion.freeze_inventory(:'fresh', tests.lc_storage_summary(:'c'))), 'inventoried',
+select is((select stage from community_deletion.freeze_inventory(:'fresh', tests.lc_storage_summary(:'c'), tests.store_identity())), 'inventoried',
   'and freezes a fresh inventory');
 select is((select stage from community_deletion.requests where id = :'rid'), 'aborted', 'the aborted request is kept as evidence');
 

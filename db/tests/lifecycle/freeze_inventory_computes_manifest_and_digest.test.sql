@@ -3,14 +3,24 @@
 -- summary, binds both in one inventory with its SHA-256 digest, and moves
 -- submitted -> inventoried. Refusals by SQLSTATE.
 begin;
-select plan(16);
+select plan(19);
 \ir ../fixtures/lifecycle.sql
 
 select tests.seed_community('freeze.example', 3) as c \gset
 select tests.seed_community('bystander.example', 2) as other \gset
 select id as rid from community_deletion.submit('freeze.example', 'alice') \gset
 
-select is((select stage from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c'))), 'inventoried',
+-- The stores are required: without them the first executor would adopt its
+-- own, and a mistyped Redis database would prove an empty namespace.
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid', :'c'),
+  'DL1I1', 'store_identity is required: the S3 endpoint and bucket and the Redis server and database the storage summary was enumerated from',
+  'a freeze without store_identity is refused');
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), 'null'::jsonb) $$, :'rid', :'c'),
+  'DL1I1', null, 'and so is a JSON null');
+select is((select (stage, inventory_digest is null)::text from community_deletion.requests where id = :'rid'), '(submitted,t)',
+  'the refusals froze nothing');
+
+select is((select stage from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c'), tests.store_identity())), 'inventoried',
   'freezing moves submitted -> inventoried');
 
 select is(
@@ -46,25 +56,25 @@ select is(
 select ok((select inventory_frozen_at is not null from community_deletion.requests where id = :'rid'),
   'the freeze time is recorded');
 
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid', :'c'),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), tests.store_identity()) $$, :'rid', :'c'),
   'DL2S1', null, 'an inventory is frozen only once (stage inventoried refuses)');
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, '{}') $$, gen_random_uuid()),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, '{}', tests.store_identity()) $$, gen_random_uuid()),
   'DL1N1', null, 'an unknown request is refused');
 
 -- A blocked submitted request is not frozen.
 select id as rid2 from community_deletion.submit('bystander.example', 'carol') \gset
 select 1 from community_deletion.block_preclaim(:'rid2', 'service_setup', 'configuration missing') \g /dev/null
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid2', :'other'),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), tests.store_identity()) $$, :'rid2', :'other'),
   'DL2B1', null, 'a blocked request is not frozen');
 select 1 from community_deletion.unblock(:'rid2', 'dave', 'configuration restored') \g /dev/null
 
 -- The storage summary must be the target's own.
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid2', :'c'),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), tests.store_identity()) $$, :'rid2', :'c'),
   'DL1M1', null, 'another community''s storage summary is refused');
 
 -- Catalog drift refuses the freeze.
 create table public.lc_drift_probe (community_id uuid);
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid2', :'other'),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), tests.store_identity()) $$, :'rid2', :'other'),
   'DL7C1', null, 'an unregistered table with community_id refuses the freeze (catalog validated first)');
 drop table public.lc_drift_probe;
 select is((select stage from community_deletion.requests where id = :'rid2'), 'submitted',
@@ -72,7 +82,7 @@ select is((select stage from community_deletion.requests where id = :'rid2'), 's
 
 -- A non-active community is not inventoried.
 select tests.lc_force(format($$ update public.communities set deletion_state = 'quiescing' where id = %L $$, :'other')) \g /dev/null
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L)) $$, :'rid2', :'other'),
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, tests.lc_storage_summary(%L), tests.store_identity()) $$, :'rid2', :'other'),
   'DL2C1', null, 'a community that is no longer active is not inventoried');
 
 select * from finish();

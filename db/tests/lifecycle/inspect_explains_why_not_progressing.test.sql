@@ -15,7 +15,7 @@ select is(community_deletion.inspect(:'rid')->'checkpoints', '[]'::jsonb, 'no ch
 select is(community_deletion.inspect(:'rid')->'request'->>'id', :'rid', 'the request row is included');
 select is(community_deletion.inspect(:'rid')->'community'->>'deletion_state', 'active', 'the community''s lifecycle columns are included');
 
-select 1 from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c')) \g /dev/null
+select 1 from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c'), tests.store_identity()) \g /dev/null
 select is(community_deletion.inspect(:'rid')->>'state', 'waiting_for_approval', 'inventoried: waiting_for_approval');
 select matches(community_deletion.inspect(:'rid')->>'explanation', 'other than alice', 'names who may not approve');
 

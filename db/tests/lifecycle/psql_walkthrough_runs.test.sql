@@ -17,7 +17,8 @@ select tests.seed_community('walkthrough.example', 2) as target \gset
 \o :plan
 select jsonb_build_object('host', 'walkthrough.example', 'community_id', :'target',
                           's3', jsonb_build_object('prefixes', '[]'::jsonb),
-                          'storage_summary', tests.lc_storage_summary(:'target'));
+                          'storage_summary', tests.lc_storage_summary(:'target'),
+                          'store_identity', tests.store_identity());
 \o
 \set host 'WALKTHROUGH.example'
 \set requester 'alice'

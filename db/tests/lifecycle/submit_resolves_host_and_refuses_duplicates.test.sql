@@ -22,7 +22,7 @@ select is((select id from community_deletion.submit('target.example', 'Alice')),
 select throws_ok($$ select community_deletion.submit('target.example', 'bob') $$, 'DL2C2', null,
   'another requester cannot open a second request for the community');
 
-select 1 from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c')) \g /dev/null
+select 1 from community_deletion.freeze_inventory(:'rid', tests.lc_storage_summary(:'c'), tests.store_identity()) \g /dev/null
 select throws_ok($$ select community_deletion.submit('target.example', 'alice') $$, 'DL2C2', null,
   'the requester cannot resubmit once the request moved past submitted');
 

@@ -19,7 +19,7 @@ select throws_ok(format($$ select community_deletion.block_preclaim(%L, 'u', 'x'
 select throws_ok(format($$ select community_deletion.abort(%L, 'carol', 'x') $$, :'ab'), 'DL2T1', null, 'aborted: no second abort');
 select throws_ok(format($$ select community_deletion.abort(%L, 'carol', 'x') $$, :'done'), 'DL2T1', null, 'retention_pending: no abort');
 select throws_ok(format($$ select tests.approve(%L, 'dave') $$, :'ab'), 'DL2T1', null, 'aborted: no approval');
-select throws_ok(format($$ select community_deletion.freeze_inventory(%L, '{}') $$, :'ab'), 'DL2T1', null, 'aborted: no freeze');
+select throws_ok(format($$ select community_deletion.freeze_inventory(%L, '{}', tests.store_identity()) $$, :'ab'), 'DL2T1', null, 'aborted: no freeze');
 select throws_ok(format($$ select tests.approve(%L, 'dave') $$, :'done'), 'DL2T1', null, 'retention_pending: no approval');
 select is((select count(*)::int from community_deletion.checkpoints where request_id in (:'ab', :'done') and unit_key like 'pre\_claim:%'), 0,
   'no checkpoint was written against a terminal request');

@@ -21,7 +21,7 @@ select is((select pre_quiesce_archived_at from community_deletion.requests where
 select tests.seed_community('old.example', 1) as old_c \gset
 update public.communities set archived_at = '2020-01-02 03:04:05+00' where id = :'old_c';
 select r.id as old_request from community_deletion.submit('old.example', 'alice', 'archived') r \gset
-select community_deletion.freeze_inventory(:'old_request', tests.lc_storage_summary(:'old_c')) is not null;
+select community_deletion.freeze_inventory(:'old_request', tests.lc_storage_summary(:'old_c'), tests.store_identity()) is not null;
 select tests.approve(:'old_request', 'bob') is not null;
 select lease_generation as old_generation from community_deletion.claim('executor-2', :'old_request', 3600) \gset
 select community_deletion.begin_quiescing(:'old_request', 'executor-2', :old_generation);

@@ -28,7 +28,7 @@ select throws_ok(format($$ select pg_temp.as_approver(%L) $$,
                   :'rid', session_user),
   'another login typing the requester''s name cannot resume the submitted request');
 select throws_ok(format($$ select pg_temp.as_approver(%L) $$,
-                        format($q$ select community_deletion.freeze_inventory(%L, %L) $q$, :'rid', :'summary')),
+                        format($q$ select community_deletion.freeze_inventory(%L, %L, %s) $q$, :'rid', :'summary', quote_literal('{"s3_endpoint": "http://127.0.0.1:5055", "s3_bucket": "cd-tests", "redis_server": "127.0.0.1:6379"}'))),
   'DL3A3', format('deletion request %s was submitted by the database login %s; the login cd_test_approver cannot freeze its inventory',
                   :'rid', session_user),
   'another login cannot freeze the requester''s inventory');
@@ -42,10 +42,10 @@ select is((select (stage, inventory_digest is null, requested_login)::text from 
 -- The requester's login continues it, and a second login approves.
 select is((select r.id from community_deletion.submit('prepare.example', 'ALICE', 'x') r), :'rid'::uuid,
   'the requesting login resuming gets its request back');
-select lives_ok(format($$ select community_deletion.freeze_inventory(%L, %L) $$, :'rid', :'summary'),
+select lives_ok(format($$ select community_deletion.freeze_inventory(%L, %L, tests.store_identity()) $$, :'rid', :'summary'),
   'the requesting login freezes the inventory');
 select throws_ok(format($$ select pg_temp.as_approver(%L) $$,
-                        format($q$ select community_deletion.freeze_inventory(%L, %L) $q$, :'rid', :'summary')),
+                        format($q$ select community_deletion.freeze_inventory(%L, %L, %s) $q$, :'rid', :'summary', quote_literal('{"s3_endpoint": "http://127.0.0.1:5055", "s3_bucket": "cd-tests", "redis_server": "127.0.0.1:6379"}'))),
   'DL2S1', null, 'a frozen inventory is not frozen again, from any login');
 select lives_ok(format($$ select tests.approve(%L, 'bob') $$, :'rid'), 'a second login approves what the requester froze');
 select is((select stage from community_deletion.requests where id = :'rid'), 'approved', 'the request is approved');

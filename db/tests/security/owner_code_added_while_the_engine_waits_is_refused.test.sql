@@ -35,7 +35,7 @@ declare
   v_request community_deletion.requests;
 begin
   v_request := community_deletion.submit(p_host, 'alice@ops', 'late code test');
-  v_request := community_deletion.freeze_inventory(v_request.id, tests.dx_empty_summary(v_request.community_id));
+  v_request := community_deletion.freeze_inventory(v_request.id, tests.dx_empty_summary(v_request.community_id), tests.store_identity());
   perform tests.approve(v_request.id, 'bob@ops');
   return query select v_request.id, c.lease_generation from community_deletion.claim('executor-1', v_request.id, 3600) c;
 end $$;

@@ -98,7 +98,7 @@ select matches(pg_temp.fresh($$ select community_deletion.plan('read-planned.exa
 select is(pg_temp.ran_as_engine(), 0::bigint, 'the predicate did not run as the engine during plan');
 
 -- freeze_inventory's counts (the requesting login freezes).
-select matches(pg_temp.fresh(format($$ select community_deletion.freeze_inventory(%L, %L::jsonb) $$,
+select matches(pg_temp.fresh(format($$ select community_deletion.freeze_inventory(%L, %L::jsonb, tests.store_identity()) $$,
                                     :'planned_request', tests.dx_empty_summary(:'planned'))),
   '^DL7C1: ', 'freezing the inventory is refused');
 select is((select stage from community_deletion.requests where id = :'planned_request'), 'submitted',

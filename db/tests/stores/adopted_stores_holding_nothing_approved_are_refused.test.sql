@@ -1,5 +1,5 @@
--- A request frozen without a store identity (freeze_inventory's is optional,
--- as a DBA's psql does it) adopts the stores of its first executor step. If
+-- A request frozen without a store identity (before migration 000037 made
+-- freeze_inventory's required) adopts the stores of its first executor step. If
 -- those hold nothing under the owned prefixes while the approved inventory
 -- listed object versions there — a mistyped bucket — the destructive
 -- manifest is refused as store_mismatch (DL4S1) before anything is deleted:
@@ -21,7 +21,8 @@ $$;
 -- Frozen without stores: the first executor step adopts its own.
 select tests.seed_community('adopted.example', 1) as c \gset
 select id as rid from community_deletion.submit('adopted.example', 'alice', 'stores') \gset
-select 1 from community_deletion.freeze_inventory(:'rid', pg_temp.summary_with_objects(:'c')) \g /dev/null
+select 1 from community_deletion.freeze_inventory(:'rid', pg_temp.summary_with_objects(:'c'), tests.store_identity()) \g /dev/null
+select tests.as_frozen_without_store_identity(:'rid');
 select tests.approve(:'rid', 'bob') \g /dev/null
 select lease_generation as gen from community_deletion.claim('exec-1', :'rid', 3600) \gset
 select community_deletion.verify_store_identity(:'rid', 'exec-1', :gen,

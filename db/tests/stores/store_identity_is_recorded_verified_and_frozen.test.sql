@@ -86,6 +86,7 @@ select throws_ok(format($$ update community_deletion.requests set store_identity
 -- A request frozen without an identity (before the migration): the first
 -- executor step records its identity, and from then on it is compared.
 select tests.lc_approved('legacy-stores.example') as legacy \gset
+select tests.as_frozen_without_store_identity(:'legacy');
 select is((select store_identity from community_deletion.requests where id = :'legacy'), null, 'frozen without a store identity');
 select tests.lc_claim(:'legacy', 'exec-2') as lgen \gset
 select is(community_deletion.verify_store_identity(:'legacy', 'exec-2', :'lgen',
