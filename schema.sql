@@ -998,6 +998,50 @@ $$;
 ALTER FUNCTION community_deletion._foreign_key_index_problems_of(p_tables regclass[]) OWNER TO community_deletion_owner;
 
 --
+-- Name: _guard_communities_planner_code(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
+--
+
+CREATE FUNCTION community_deletion._guard_communities_planner_code() RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET row_security TO 'off'
+    AS $$
+declare
+  v_rel pg_catalog.regclass := pg_catalog.to_regclass('public.communities');
+  v_problems text[];
+begin
+  if v_rel is null then
+    return;
+  end if;
+  if not exists (
+    select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
+     where (c.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            and (c.objid = v_rel::oid
+                 or exists (select 1 from pg_catalog.pg_index i where i.indexrelid = c.objid and i.indrelid = v_rel::oid)))
+        or (c.classid = 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass
+            and exists (select 1 from pg_catalog.pg_statistic_ext s where s.oid = c.objid and s.stxrelid = v_rel::oid))
+        or c.classid = 'pg_catalog.pg_type'::pg_catalog.regclass) then
+    return;
+  end if;
+  -- (Row-level security is left to validate_catalog: the engine's functions
+  -- set row_security off, so a policy never runs as the engine owner.)
+  select pg_catalog.array_agg(p order by p) into v_problems
+    from pg_catalog.unnest(community_deletion._invoker_code_problems(v_rel, 'select')) p
+   where p not like 'row-level security%';
+  if pg_catalog.cardinality(v_problems) > 0 then
+    raise exception 'community deletion: refused DDL on public.communities: % — the planner would run it as the engine owner on every read of communities',
+      pg_catalog.array_to_string(v_problems, ', ')
+      using errcode = 'DL7C2',
+            hint = 'Use only functions a superuser owns in indexes, statistics and domains of public.communities, '
+                   'or leave the expression out (docs/security.md#table-owners).';
+  end if;
+end;
+$$;
+
+
+ALTER FUNCTION community_deletion._guard_communities_planner_code() OWNER TO community_deletion_owner;
+
+--
 -- Name: _guard_registered_table_rewrite(); Type: FUNCTION; Schema: community_deletion; Owner: community_deletion_owner
 --
 
@@ -6180,7 +6224,7 @@ CREATE FUNCTION community_deletion.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  select 38
+  select 39
 $$;
 
 
@@ -6593,6 +6637,7 @@ begin
          and exists (select 1 from pg_catalog.pg_event_trigger_ddl_commands() c
                       where c.schema_name is distinct from 'pg_temp')) then
     perform community_deletion._guard_registered_tables();
+    perform community_deletion._guard_communities_planner_code();
   end if;
 end;
 $$;

@@ -12,7 +12,7 @@ import type { TaxonomyRow } from './taxonomy.js';
  * The engine schema this driver was built for (community_deletion.schema_version()).
  * A database at another version is refused (SchemaVersionError).
  */
-export const SCHEMA_VERSION = 38;
+export const SCHEMA_VERSION = 39;
 
 /** community_deletion.installation_report() (docs/managed.md). */
 export interface InstallationReport {

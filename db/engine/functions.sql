@@ -22,6 +22,7 @@
 --!include functions/_finish_postgres_purge.sql
 --!include functions/_foreign_key_index_problems.sql
 --!include functions/_foreign_key_index_problems_of.sql
+--!include functions/_guard_communities_planner_code.sql
 --!include functions/_guard_registered_table_rewrite.sql
 --!include functions/_guard_registered_tables.sql
 --!include functions/_has_leading_index.sql

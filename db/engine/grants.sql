@@ -51,7 +51,7 @@ declare
       'community_write_allowed', 'assert_community_write_allowed', '_require_read_committed',
       '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
       -- the DDL guard: every role's DDL runs it (it only answers)
-      '_guard_registered_tables', '_guard_registered_table_rewrite',
+      '_guard_registered_tables', '_guard_registered_table_rewrite', '_guard_communities_planner_code',
       -- the explicit DDL lock (no event trigger on a managed server): every
       -- migrating role calls it, as every role's DDL runs the event trigger
       'ddl_lock',

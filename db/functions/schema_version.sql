@@ -10,5 +10,5 @@ create or replace function community_deletion.schema_version()
   parallel safe
   set search_path = pg_catalog, pg_temp
 as $$
-  select 38
+  select 39
 $$;

@@ -22,6 +22,7 @@ select set_eq($$ select name from engine_functions where has_function_privilege(
         '_community_lock_key', '_serving_write_granted', '_schema_destruction_lock_key',
         '_stages', '_stage_order', '_next_stage', '_stage_is_runnable', '_stage_is_terminal',
         '_stage_is_abortable', '_stage_is_fenced', '_guard_registered_tables', '_guard_registered_table_rewrite',
+        '_guard_communities_planner_code',
         -- managed servers (docs/managed.md): the explicit DDL lock any
         -- migrating role takes, and what `deletions migrate` asks as that role
         'ddl_lock', 'schema_version', 'write_fence_implementation', 'installation_report',
