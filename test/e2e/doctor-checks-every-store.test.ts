@@ -12,7 +12,7 @@ import t from 'tap';
 import { CreateBucketCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { createTestDatabase } from '../helpers/db.js';
 import { createTestBucket } from '../helpers/moto.js';
-import { cliEnv, deletions, show } from '../helpers/e2e.js';
+import { blackhole, cliEnv, deletions, show } from '../helpers/e2e.js';
 import { freePort } from '../../src/dev/local-s3.js';
 
 const db = await createTestDatabase();
@@ -81,23 +81,6 @@ t.test('missing settings fail their service and name the variable: exit 5', asyn
   t.match(detailOf(r.json, 's3.configured'), /BUZZ_S3_ENDPOINT/);
 });
 
-/** A loopback TCP listener that accepts every connection and never writes a byte. */
-async function blackhole(t: { teardown(fn: () => unknown): void }): Promise<{ port: number; connections: () => number }> {
-  const sockets = new Set<net.Socket>();
-  let accepted = 0;
-  const server = net.createServer((socket) => {
-    accepted += 1;
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { port: (server.address() as net.AddressInfo).port, connections: () => accepted };
-}
 
 // No wall-clock assertion: it must end (tap's timeout and the child's budget
 // are the only clocks) with exit 5, the S3 check failed and the others run.

@@ -11,25 +11,9 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import {
   checkpoints, cliEnv, deletions, e2eStores, requestRow, seedCommunity, show, startDeletions, submitAndApprove, waitFor,
+  blackhole,
 } from '../helpers/e2e.js';
 
-/** A TCP listener that accepts every connection and never writes a byte. */
-async function blackhole(t: { teardown(fn: () => unknown): void }): Promise<{ port: number; connections: () => number }> {
-  const sockets = new Set<net.Socket>();
-  let accepted = 0;
-  const server = net.createServer((socket) => {
-    accepted += 1;
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { port: (server.address() as net.AddressInfo).port, connections: () => accepted };
-}
 
 /** A loopback port nothing listens on (bound once, then closed). */
 async function closedPort(): Promise<number> {

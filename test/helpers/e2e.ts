@@ -3,6 +3,7 @@
 // S3-compatible server, seed communities in all three stores, and fingerprint
 // what a community holds so a bystander can be proven byte-identical.
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -386,4 +387,22 @@ export async function putMany(client: S3Client, bucket: string, keys: readonly s
     }),
   );
   return versions;
+}
+
+/** A loopback TCP listener that accepts every connection and never writes a byte (a stalled store). */
+export async function blackhole(t: { teardown(fn: () => unknown): void }): Promise<{ port: number; connections: () => number }> {
+  const sockets = new Set<net.Socket>();
+  let accepted = 0;
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return { port: (server.address() as net.AddressInfo).port, connections: () => accepted };
 }
